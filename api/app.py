@@ -1,0 +1,93 @@
+"""The FastAPI application: one driver and one embedder per process, built in the lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, Depends, FastAPI
+
+from api.deps import Services, get_principal
+from api.errors import install_error_handlers
+from api.logging import RequestIdMiddleware, configure_logging
+from api.routes import health, me
+from graph.db import Database
+from graph.embeddings import build_embedder
+from graph.errors import DatabaseUnavailable
+from graph.principals import ApiKeys
+from graph.schema import migrate
+from graph.settings import Settings, get_settings
+
+log = logging.getLogger("ctxnet.api")
+
+
+class StartupError(RuntimeError):
+    """The service cannot start; the message says why in one line."""
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Connect to Neo4j (waiting a bounded time), load the embedder, apply the schema."""
+    settings: Settings = app.state.settings
+    db = Database.from_settings(settings)
+    try:
+        await db.wait_until_reachable(settings.neo4j_startup_wait_seconds)
+    except DatabaseUnavailable as exc:
+        await db.close()
+        message = (
+            f"Neo4j at {settings.resolved_neo4j_uri} did not answer within "
+            f"{settings.neo4j_startup_wait_seconds:.0f}s ({exc.message}); start it with "
+            "`ctxnet neo4j start` or fix CTXNET_NEO4J_URI / CTXNET_NEO4J_PASSWORD"
+        )
+        log.critical(message)
+        raise StartupError(message) from None
+    embedder = await asyncio.to_thread(build_embedder, settings)
+    try:
+        await migrate(db, embedder.dimension)
+    except Exception as exc:
+        await db.close()
+        log.critical("schema check failed: %s", exc)
+        raise
+    app.state.services = Services(
+        settings=settings,
+        db=db,
+        embedder=embedder,
+        api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds),
+    )
+    log.info(
+        "ready",
+        extra={
+            "neo4j": settings.resolved_neo4j_uri,
+            "embedder": embedder.model_id,
+            "dimension": embedder.dimension,
+        },
+    )
+    try:
+        yield
+    finally:
+        close = getattr(embedder, "close", None)
+        if close is not None:
+            await close()
+        await db.close()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; ``settings`` default to the environment's."""
+    settings = settings or get_settings()
+    configure_logging(settings.log_level, settings.log_format)
+    app = FastAPI(
+        title="Context Network",
+        version="0.1.0",
+        summary="Memory and knowledge for AI agents, stored in Neo4j.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.add_middleware(RequestIdMiddleware)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)])
+    v1.include_router(me.router)
+    app.include_router(v1)
+    return app

@@ -1,0 +1,5 @@
+"""``python -m ctxnet`` is the ``ctxnet`` command."""
+
+from ctxnet.cli import app
+
+app()

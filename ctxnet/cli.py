@@ -1,0 +1,316 @@
+"""``ctxnet``: run the local Neo4j, migrate the schema, manage API keys, serve the API."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.db import Database
+from graph.embeddings import build_embedder, embedder_dimension
+from graph.errors import ContextNetworkError, Unauthenticated
+from graph.principals import ApiKeys, Role
+from graph.schema import check_schema, migrate, reembed
+from graph.settings import Settings, get_settings
+from graph.users import forget_user
+
+T = TypeVar("T")
+
+app = typer.Typer(help="Context Network: memory and knowledge for AI agents.", no_args_is_help=True)
+neo4j_app = typer.Typer(help="The project's own local Neo4j server.", no_args_is_help=True)
+db_app = typer.Typer(help="The database schema.", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys (stored hashed in Neo4j).", no_args_is_help=True)
+users_app = typer.Typer(help="Whole-user operations.", no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(db_app, name="db")
+app.add_typer(keys_app, name="keys")
+app.add_typer(users_app, name="users")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code=1)
+
+
+def _run(work: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine with the settings; domain errors become one red line and exit 1."""
+    settings = get_settings()
+    try:
+        return asyncio.run(work(settings))
+    except ContextNetworkError as exc:
+        raise _fail(exc.message) from None
+
+
+async def _with_db(settings: Settings, work: Callable[[Database], Awaitable[T]], wait: float = 10.0) -> T:
+    db = Database.from_settings(settings)
+    try:
+        await db.wait_until_reachable(wait)
+        return await work(db)
+    finally:
+        await db.close()
+
+
+# --- ctxnet neo4j ----------------------------------------------------------------------------
+def _local() -> LocalNeo4j:
+    return LocalNeo4j(get_settings())
+
+
+@neo4j_app.command("fetch")
+def neo4j_fetch() -> None:
+    """Download Neo4j Community and Neo4j Browser from Maven Central (once)."""
+    local = _local()
+    try:
+        fetched = local.fetch()
+    except ContextNetworkError as exc:
+        raise _fail(exc.message) from None
+    typer.echo(f"Neo4j {'fetched into' if fetched else 'already in'} {local.lib}")
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Start the local Neo4j and wait until Bolt answers."""
+    local = _local()
+    try:
+        started = local.start()
+    except ContextNetworkError as exc:
+        raise _fail(exc.message) from None
+    typer.echo(("started: " if started else "already running: ") + local.status().describe())
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Shut the local Neo4j down cleanly."""
+    stopped = _local().stop()
+    typer.echo("stopped" if stopped else "was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Is the local Neo4j running? Exit code 0 if it is, 3 if not."""
+    status = _local().status()
+    typer.echo(status.describe())
+    raise typer.Exit(code=0 if status.running else 3)
+
+
+@neo4j_app.command("wait")
+def neo4j_wait(timeout: Annotated[float, typer.Option(help="Seconds to wait.")] = 120.0) -> None:
+    """Wait until Neo4j (local or CTXNET_NEO4J_URI) accepts an authenticated Bolt session."""
+
+    async def work(settings: Settings) -> None:
+        await _with_db(settings, lambda db: db.ping(), wait=timeout)
+
+    _run(work)
+    typer.echo(f"Neo4j answers at {get_settings().resolved_neo4j_uri}")
+
+
+# --- ctxnet db -------------------------------------------------------------------------------
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Apply cypher/schema (idempotent) and check the vector index dimensions."""
+
+    async def work(settings: Settings) -> None:
+        async def inner(db: Database) -> None:
+            report = await migrate(db, embedder_dimension(settings))
+            for problem in report.problems:
+                typer.echo(f"note: {problem}")
+
+        await _with_db(settings, inner)
+
+    _run(work)
+    typer.echo("schema up to date")
+
+
+@db_app.command("status")
+def db_status() -> None:
+    """Show whether the schema fits this build; exit 1 if not."""
+
+    async def work(settings: Settings) -> list[str]:
+        async def inner(db: Database) -> list[str]:
+            return (await check_schema(db, embedder_dimension(settings))).problems
+
+        return await _with_db(settings, inner)
+
+    problems = _run(work)
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        raise typer.Exit(code=1)
+    typer.echo("schema up to date")
+
+
+@db_app.command("reembed")
+def db_reembed() -> None:
+    """Resize vector indexes for the configured embedder and recompute every stale vector."""
+
+    async def work(settings: Settings) -> int:
+        embedder = build_embedder(settings)
+
+        async def inner(db: Database) -> int:
+            return await reembed(db, embedder, progress=lambda n: typer.echo(f"re-embedded {n} notes"))
+
+        return await _with_db(settings, inner)
+
+    done = _run(work)
+    typer.echo(f"done: {done} notes re-embedded")
+
+
+# --- ctxnet keys -----------------------------------------------------------------------------
+@keys_app.command("create")
+def keys_create(
+    user: Annotated[str, typer.Option(help="The user whose data the key opens.")],
+    role: Annotated[Role, typer.Option(help="human or agent.")],
+    agent: Annotated[str | None, typer.Option(help="The agent's id (for agent keys).")] = None,
+    label: Annotated[str | None, typer.Option(help="A note for people.")] = None,
+) -> None:
+    """Create a key; the secret is printed once, as the last line."""
+
+    async def work(settings: Settings) -> tuple[str, str]:
+        async def inner(db: Database) -> tuple[str, str]:
+            await migrate(db, embedder_dimension(settings))
+            info, secret = await ApiKeys(db).create(user, role, agent_id=agent, label=label)
+            return info.id, secret
+
+        return await _with_db(settings, inner)
+
+    key_id, secret = _run(work)
+    typer.echo(f"created key {key_id} for user {user} ({role.value}{', agent ' + agent if agent else ''})")
+    typer.echo("store it now; it cannot be shown again:")
+    typer.echo(secret)
+
+
+@keys_app.command("list")
+def keys_list(
+    user: Annotated[str | None, typer.Option(help="Only this user's keys.")] = None,
+    revoked: Annotated[bool, typer.Option("--revoked", help="Include revoked keys.")] = False,
+) -> None:
+    """List keys (never their secrets)."""
+
+    async def work(settings: Settings) -> None:
+        async def inner(db: Database) -> None:
+            for info in await ApiKeys(db).list(user, include_revoked=revoked):
+                state = f"revoked {info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "active"
+                created = f"{info.created_at:%Y-%m-%d %H:%M}" if info.created_at else "?"
+                agent = info.agent_id or "-"
+                typer.echo(
+                    f"{info.id}  {info.prefix}...  user={info.user_id}  role={info.role.value}  "
+                    f"agent={agent}  created={created}  {state}"
+                )
+
+        await _with_db(settings, inner)
+
+    _run(work)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key id from `ctxnet keys list`.")]) -> None:
+    """Revoke a key; requests with it get 401 from then on."""
+
+    async def work(settings: Settings) -> str:
+        return await _with_db(settings, lambda db: _revoke(db, key_id))
+
+    typer.echo(f"revoked {_run(work)}")
+
+
+async def _revoke(db: Database, key_id: str) -> str:
+    return (await ApiKeys(db).revoke(key_id)).id
+
+
+# --- ctxnet users ----------------------------------------------------------------------------
+@users_app.command("forget")
+def users_forget(
+    user: Annotated[str, typer.Option(help="The user to erase.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm: this cannot be undone.")] = False,
+) -> None:
+    """Delete every node of a user (knowledge, threads, sessions, keys, ...)."""
+    if not yes:
+        raise _fail("this deletes all of the user's data; add --yes to confirm")
+
+    async def work(settings: Settings) -> int:
+        return await _with_db(settings, lambda db: forget_user(db, user))
+
+    typer.echo(f"deleted {_run(work)} nodes of user {user}")
+
+
+# --- ctxnet serve ----------------------------------------------------------------------------
+def _dev_key_file(settings: Settings) -> Path:
+    return settings.data_dir / "dev-api-key"
+
+
+async def _ensure_dev_key(db: Database, settings: Settings) -> tuple[str, bool]:
+    """The development key kept in .data/dev-api-key; made on first start."""
+    keys = ApiKeys(db, cache_seconds=0)
+    path = _dev_key_file(settings)
+    if path.is_file():
+        secret = path.read_text(encoding="utf-8").strip()
+        try:
+            await keys.resolve(secret)
+            return secret, False
+        except Unauthenticated:
+            pass  # revoked or from a wiped database: make a new one
+    _, secret = await keys.create("dev", Role.HUMAN, label="development key made by `ctxnet serve`")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(secret + "\n")
+    return secret, True
+
+
+@app.command("serve")
+def serve(
+    neo4j: Annotated[
+        bool, typer.Option(help="Start the local Neo4j first (and stop it on exit) if it is not running.")
+    ] = True,
+    dev_key: Annotated[bool, typer.Option(help="Make and print a development API key.")] = True,
+) -> None:
+    """Serve the API in the foreground; Ctrl-C stops it and the Neo4j it started."""
+    import uvicorn
+
+    from api.app import create_app
+
+    settings = get_settings()
+    local = LocalNeo4j(settings)
+    started = False
+    if neo4j and settings.neo4j_uri is None:
+        typer.echo("starting Neo4j ..." if local.pid() is None else "Neo4j is already running")
+        try:
+            started = local.start()
+        except ContextNetworkError as exc:
+            raise _fail(exc.message) from None
+        typer.echo(
+            f"Neo4j Browser: {local.browser_url}  (user neo4j, password in {settings.local_password_file})"
+        )
+    try:
+        if dev_key and settings.api_key_mode == "required":
+
+            async def prepare(s: Settings) -> tuple[str, bool]:
+                async def inner(db: Database) -> tuple[str, bool]:
+                    await migrate(db, embedder_dimension(s))
+                    return await _ensure_dev_key(db, s)
+
+                return await _with_db(s, inner, wait=s.neo4j_startup_wait_seconds)
+
+            secret, new = _run(prepare)
+            typer.echo(f"{'New development' if new else 'Development'} API key (user dev, human): {secret}")
+        typer.echo(f"API on http://{settings.api_host}:{settings.api_port}  (docs at /docs)")
+        sys.stdout.flush()
+        uvicorn.run(
+            create_app(settings),
+            host=settings.api_host,
+            port=settings.api_port,
+            log_config=None,
+            access_log=False,
+        )
+    finally:
+        if started:
+            typer.echo("stopping the Neo4j this command started ...")
+            local.stop()
+
+
+if __name__ == "__main__":
+    app()

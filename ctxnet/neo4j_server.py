@@ -1,0 +1,399 @@
+"""The local Neo4j Community server that the project fetches from Maven Central and runs.
+
+Our build and CI machines have Java 17 and Maven but no Docker engine, so the project
+runs Neo4j itself: ``fetch`` resolves ``org.neo4j:neo4j`` and ``org.neo4j.client:neo4j-browser``
+into ``<data_dir>/neo4j/lib`` (once; later starts download nothing), ``start`` writes
+``conf/neo4j.conf``, sets the generated password before the first start, and launches
+``org.neo4j.server.CommunityEntryPoint`` as a detached process. Everything it writes
+stays under ``<data_dir>/neo4j``: ``lib/ conf/ data/ logs/ run/ password``.
+
+Failures raise :class:`graph.errors.Neo4jRuntimeError` with one readable line that
+says why and where the log is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from graph.errors import Neo4jRuntimeError
+from graph.settings import Settings
+
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+
+#: What Neo4j's own launcher adds from ``server.jvm.additional`` in the stock neo4j.conf;
+#: without the --add-opens flags the page cache and Netty cannot reach JDK internals.
+JVM_FLAGS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
+    "-XX:FlightRecorderOptions=stackdepth=256",
+    "-XX:+UnlockDiagnosticVMOptions",
+    "-XX:+DebugNonSafepoints",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
+)
+
+
+@dataclass(frozen=True)
+class Neo4jStatus:
+    """What ``ctxnet neo4j status`` reports."""
+
+    running: bool
+    pid: int | None
+    bolt_open: bool
+    bolt_url: str
+    browser_url: str
+    home: Path
+
+    def describe(self) -> str:
+        """One line for people."""
+        if not self.running:
+            return f"stopped (home {self.home})"
+        state = "answering" if self.bolt_open else "starting"
+        return f"running, pid {self.pid}, Bolt {self.bolt_url} {state}, Browser {self.browser_url}"
+
+
+class LocalNeo4j:
+    """Fetch, configure, start, stop and watch the project's own Neo4j server."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.neo4j_home
+        self.lib = settings.neo4j_dist_dir or self.home / "lib"
+        self.conf = self.home / "conf"
+        self.data = self.home / "data"
+        self.logs = self.home / "logs"
+        self.run = self.home / "run"
+        self.pid_file = self.run / "ctxnet-neo4j.pid"
+        self.console_log = self.logs / "console.log"
+        self.user_log = self.logs / "neo4j.log"
+        self._process: subprocess.Popen[bytes] | None = None  # kept so it can be reaped
+
+    # --- URLs -------------------------------------------------------------------------
+    @property
+    def bolt_url(self) -> str:
+        """The Bolt address the server listens on."""
+        return f"bolt://127.0.0.1:{self.settings.neo4j_bolt_port}"
+
+    @property
+    def browser_url(self) -> str:
+        """Where Neo4j Browser is served."""
+        return f"http://127.0.0.1:{self.settings.neo4j_http_port}/browser/"
+
+    # --- fetching -------------------------------------------------------------------
+    def _stamp(self) -> str:
+        return f"neo4j={self.settings.neo4j_version} browser={self.settings.neo4j_browser_version}"
+
+    def is_fetched(self) -> bool:
+        """True when lib/ holds the jars of the configured versions."""
+        stamp = self.lib / ".complete"
+        return stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == self._stamp()
+
+    def fetch(self) -> bool:
+        """Resolve the server jars with Maven into lib/; returns False when already there."""
+        if self.is_fetched():
+            return False
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise Neo4jRuntimeError(
+                "Maven (mvn) is not installed; it is needed once to fetch Neo4j from Maven Central"
+            )
+        self.logs.mkdir(parents=True, exist_ok=True)
+        staging = self.lib.with_name(self.lib.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        fetch_log = self.logs / "fetch.log"
+        with resources.as_file(resources.files("ctxnet") / "pom.xml") as pom:
+            command = [
+                mvn, "-B", "-f", str(pom),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={staging}",
+                "-DincludeScope=runtime",
+                f"-Dneo4j.version={self.settings.neo4j_version}",
+                f"-Dneo4j.browser.version={self.settings.neo4j_browser_version}",
+            ]  # fmt: skip
+            with fetch_log.open("w", encoding="utf-8") as log:
+                done = subprocess.run(  # noqa: S603 - fixed argv, no shell
+                    command, stdout=log, stderr=subprocess.STDOUT, check=False
+                )
+        if done.returncode != 0:
+            text = fetch_log.read_text(encoding="utf-8", errors="replace")
+            if re.search(
+                r"UnknownHost|Connection refused|Could not transfer|timed out|Network is unreachable", text
+            ):
+                why = "Maven could not reach Maven Central"
+            elif "Could not resolve dependencies" in text or "could not be resolved" in text:
+                why = f"Maven Central has no Neo4j {self.settings.neo4j_version} (or its Browser)"
+            else:
+                why = f"mvn exited with {done.returncode}"
+            raise Neo4jRuntimeError(f"fetching Neo4j failed: {why}; see {fetch_log}")
+        shutil.rmtree(self.lib, ignore_errors=True)
+        staging.rename(self.lib)
+        (self.lib / ".complete").write_text(self._stamp() + "\n", encoding="utf-8")
+        return True
+
+    # --- pre-flight checks ----------------------------------------------------------
+    @staticmethod
+    def java_command() -> str:
+        """The java executable (JAVA_HOME first), checked to be Java 17 or 21."""
+        java_home = os.environ.get("JAVA_HOME")
+        java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+        if not java or not Path(java).exists():
+            raise Neo4jRuntimeError("Java is not installed (Neo4j 5.26 needs Java 17 or 21)")
+        out = subprocess.run(  # noqa: S603 - fixed argv
+            [java, "-version"], capture_output=True, text=True, check=False
+        ).stderr
+        match = re.search(r'version "(\d+)', out)
+        major = int(match.group(1)) if match else 0
+        if major not in (17, 21):
+            raise Neo4jRuntimeError(
+                f"Neo4j 5.26 needs Java 17 or 21, found {major or 'an unknown version'} at {java}; "
+                "set JAVA_HOME"
+            )
+        return java
+
+    @staticmethod
+    def port_is_free(port: int) -> bool:
+        """True when nothing listens on 127.0.0.1:port."""
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+        return True
+
+    @staticmethod
+    def port_answers(port: int, timeout: float = 0.5) -> bool:
+        """True when a TCP connection to 127.0.0.1:port succeeds."""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+                return True
+        except OSError:
+            return False
+
+    # --- configuration --------------------------------------------------------------
+    def write_config(self) -> Path:
+        """(Re)write conf/neo4j.conf from the settings; returns its path."""
+        s = self.settings
+        for folder in (
+            self.conf,
+            self.data,
+            self.logs,
+            self.run,
+            self.home / "plugins",
+            self.home / "import",
+        ):
+            folder.mkdir(parents=True, exist_ok=True)
+        lines = [
+            "# Written by `ctxnet neo4j start` from CTXNET_* settings; edits are overwritten.",
+            "server.default_listen_address=127.0.0.1",
+            "server.default_advertised_address=127.0.0.1",
+            f"server.bolt.listen_address=127.0.0.1:{s.neo4j_bolt_port}",
+            f"server.bolt.advertised_address=127.0.0.1:{s.neo4j_bolt_port}",
+            f"server.http.listen_address=127.0.0.1:{s.neo4j_http_port}",
+            f"server.http.advertised_address=127.0.0.1:{s.neo4j_http_port}",
+            "server.https.enabled=false",
+            f"server.memory.heap.initial_size={s.neo4j_heap}",
+            f"server.memory.heap.max_size={s.neo4j_heap}",
+            f"server.memory.pagecache.size={s.neo4j_pagecache}",
+            "dbms.security.auth_enabled=true",
+            "dbms.usage_report.enabled=false",
+            "client.allow_telemetry=false",
+            "db.tx_log.rotation.retention_policy=1G size",
+            f"server.directories.data={self.data}",
+            f"server.directories.logs={self.logs}",
+            f"server.directories.run={self.run}",
+            f"server.directories.plugins={self.home / 'plugins'}",
+            f"server.directories.import={self.home / 'import'}",
+            f"server.directories.lib={self.lib}",
+        ]
+        path = self.conf / "neo4j.conf"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    def _java_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.home)
+        env["NEO4J_CONF"] = str(self.conf)
+        return env
+
+    def ensure_password(self, java: str) -> None:
+        """Before the very first start, set the initial password and keep it in ``password``."""
+        if (self.data / "dbms" / "auth.ini").exists():
+            return
+        password = self.settings.resolved_neo4j_password() or secrets.token_urlsafe(24)
+        done = subprocess.run(  # noqa: S603 - fixed argv, password passed as one argument
+            [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
+            capture_output=True, text=True, env=self._java_env(), check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise Neo4jRuntimeError(f"setting the initial Neo4j password failed: {last[0]}")
+        if self.settings.neo4j_password is None:
+            self.local_password_file_write(password)
+
+    def local_password_file_write(self, password: str) -> None:
+        """Keep the generated password readable by this user only."""
+        path = self.settings.local_password_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(password + "\n")
+
+    # --- process control ---------------------------------------------------------------
+    def pid(self) -> int | None:
+        """The server's pid if our pid file names a live Neo4j process."""
+        try:
+            pid = int(self.pid_file.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return None
+        return pid if ENTRY_POINT.encode() in cmdline else None
+
+    def status(self) -> Neo4jStatus:
+        """Is it running, and does Bolt answer?"""
+        pid = self.pid()
+        return Neo4jStatus(
+            running=pid is not None,
+            pid=pid,
+            bolt_open=pid is not None and self.port_answers(self.settings.neo4j_bolt_port),
+            bolt_url=self.bolt_url,
+            browser_url=self.browser_url,
+            home=self.home,
+        )
+
+    def start(self, *, wait: bool = True) -> bool:
+        """Start the server; returns False if it was already running."""
+        if self.pid() is not None:
+            if wait:
+                self.wait_for_bolt()
+            return False
+        java = self.java_command()
+        self.fetch()
+        for name, port in (("Bolt", self.settings.neo4j_bolt_port), ("HTTP", self.settings.neo4j_http_port)):
+            if not self.port_is_free(port):
+                raise Neo4jRuntimeError(
+                    f"port {port} ({name}) is taken by another process; stop it or set "
+                    f"CTXNET_NEO4J_{name.upper()}_PORT"
+                )
+        self.write_config()
+        self.ensure_password(java)
+        command = [
+            java,
+            f"-Xms{self.settings.neo4j_heap}",
+            f"-Xmx{self.settings.neo4j_heap}",
+            *JVM_FLAGS,
+            "-cp", f"{self.home / 'plugins'}/*:{self.conf}/*:{self.lib}/*",
+            ENTRY_POINT,
+            f"--home-dir={self.home}",
+            f"--config-dir={self.conf}",
+        ]  # fmt: skip
+        with self.console_log.open("ab") as console:
+            process = subprocess.Popen(  # noqa: S603 - fixed argv
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=console,
+                stderr=subprocess.STDOUT,
+                env=self._java_env(),
+                cwd=self.home,
+                start_new_session=True,  # Ctrl-C in the terminal must not kill it mid-write
+            )
+        self._process = process
+        self.pid_file.write_text(f"{process.pid}\n", encoding="utf-8")
+        if wait:
+            self.wait_for_bolt(process=process)
+        return True
+
+    def wait_for_bolt(
+        self, timeout: float | None = None, process: subprocess.Popen[bytes] | None = None
+    ) -> None:
+        """Block until Bolt and HTTP (Browser) accept connections; fail early if the server dies."""
+        deadline = time.monotonic() + (timeout or self.settings.neo4j_start_timeout_seconds)
+        while time.monotonic() < deadline:
+            if self.port_answers(self.settings.neo4j_bolt_port) and self.port_answers(
+                self.settings.neo4j_http_port
+            ):
+                return
+            if process is not None and process.poll() is not None:
+                raise Neo4jRuntimeError(
+                    f"Neo4j exited with code {process.returncode} during start: "
+                    f"{self._last_error_line()}; see {self.console_log} and {self.user_log}"
+                )
+            if process is None and self.pid() is None:
+                raise Neo4jRuntimeError(f"Neo4j is not running; see {self.user_log}")
+            time.sleep(0.25)
+        raise Neo4jRuntimeError(
+            f"Bolt on port {self.settings.neo4j_bolt_port} did not answer in time; see {self.user_log}"
+        )
+
+    def _last_error_line(self) -> str:
+        for log in (self.console_log, self.user_log):
+            if log.is_file():
+                lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+                errors = [line for line in lines if "ERROR" in line or "Exception" in line]
+                if errors or lines:
+                    return (errors or lines)[-1].strip()[:300]
+        return "no log output"
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Shut the server down cleanly (SIGTERM, then SIGKILL after ``timeout``)."""
+        pid = self.pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._alive(pid):
+            time.sleep(0.2)
+        if self._alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)
+        if self._process is not None and self._process.pid == pid:
+            self._process.wait(timeout=5)
+            self._process = None
+        return True
+
+    @staticmethod
+    def _alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # A zombie child of ours still "exists" until reaped.
+        with contextlib.suppress(ChildProcessError):
+            reaped, _ = os.waitpid(pid, os.WNOHANG)
+            if reaped == pid:
+                return False
+        stat = Path(f"/proc/{pid}/stat")
+        try:
+            return stat.read_text().split()[2] != "Z"
+        except (OSError, IndexError):
+            return False

@@ -1,0 +1,2 @@
+// Readiness probe: the database answers a query.
+RETURN 1 AS ok

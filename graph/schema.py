@@ -1,0 +1,142 @@
+"""The database schema: idempotent ``cypher/schema/*.cypher`` files, applied in name order.
+
+``apply_schema`` runs at API start-up and from ``ctxnet db migrate``; ``check_schema``
+is what ``/ready`` asks (every index and constraint present and online, vector
+indexes sized for the configured embedder); ``reembed`` replaces vector indexes of
+the wrong size and recomputes the vectors, resumably.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graph.cypher import cypher_names, cypher_text
+from graph.db import Database
+from graph.embeddings import Embedder
+from graph.errors import SchemaMismatch
+
+log = logging.getLogger(__name__)
+
+_NAMED = re.compile(
+    r"CREATE\s+(?:(VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?(INDEX|CONSTRAINT)\s+(\w+)", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class SchemaObject:
+    """An index or constraint a schema file creates."""
+
+    name: str
+    kind: str  # "INDEX" or "CONSTRAINT"
+    index_type: str | None  # VECTOR, FULLTEXT, ... for indexes
+
+
+def expected_schema() -> list[SchemaObject]:
+    """Every index and constraint named in ``cypher/schema``."""
+    objects = []
+    for name in cypher_names("schema"):
+        match = _NAMED.search(cypher_text(name))
+        if match is None:
+            raise ValueError(f"cypher/{name}.cypher creates no named index or constraint")
+        index_type, kind, object_name = match.groups()
+        objects.append(SchemaObject(object_name, kind.upper(), index_type.upper() if index_type else None))
+    return objects
+
+
+@dataclass
+class SchemaReport:
+    """What ``check_schema`` found; ``problems`` is empty when all is well."""
+
+    problems: list[str] = field(default_factory=list)
+    vector_dimensions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when the schema fits this build."""
+        return not self.problems
+
+
+async def apply_schema(db: Database, dimension: int) -> list[str]:
+    """Run every schema file (each is ``IF NOT EXISTS``); returns the files run."""
+    applied = []
+    for name in cypher_names("schema"):
+        await db.run_autocommit(name, dimension=dimension)
+        applied.append(name)
+    log.info("schema applied", extra={"files": len(applied)})
+    return applied
+
+
+def _reembed_hint(index: str, found: int, wanted: int) -> str:
+    return (
+        f"vector index {index} holds {found}-dimensional vectors but the configured embedder makes "
+        f"{wanted}: either switch back to the embedder that wrote them (CTXNET_EMBEDDER / "
+        f"CTXNET_EMBEDDING_DIMENSION), or re-embed everything with `ctxnet db reembed`"
+    )
+
+
+async def check_schema(db: Database, dimension: int) -> SchemaReport:
+    """Compare the live schema with ``cypher/schema``; never raises for a mismatch."""
+    report = SchemaReport()
+    indexes = {row["name"]: row for row in await db.read("queries/schema_indexes")}
+    constraints = {row["name"] for row in await db.read("queries/schema_constraints")}
+    for wanted in expected_schema():
+        if wanted.kind == "CONSTRAINT":
+            if wanted.name not in constraints:
+                report.problems.append(f"constraint {wanted.name} is missing; run `ctxnet db migrate`")
+            continue
+        index = indexes.get(wanted.name)
+        if index is None:
+            report.problems.append(f"index {wanted.name} is missing; run `ctxnet db migrate`")
+            continue
+        if index["state"] != "ONLINE":
+            report.problems.append(f"index {wanted.name} is {index['state']}, not ONLINE yet")
+        if wanted.index_type == "VECTOR":
+            config = (index.get("options") or {}).get("indexConfig") or {}
+            found = int(config.get("vector.dimensions", 0))
+            report.vector_dimensions[wanted.name] = found
+            if found != dimension:
+                report.problems.append(_reembed_hint(wanted.name, found, dimension))
+    return report
+
+
+async def migrate(db: Database, dimension: int) -> SchemaReport:
+    """Apply the schema, then fail with :class:`SchemaMismatch` if it still does not fit."""
+    await apply_schema(db, dimension)
+    report = await check_schema(db, dimension)
+    mismatched = [p for p in report.problems if p.startswith("vector index")]
+    if mismatched:
+        raise SchemaMismatch("; ".join(mismatched))
+    return report
+
+
+async def reembed(
+    db: Database,
+    embedder: Embedder,
+    batch_size: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Resize mismatched vector indexes and recompute every stale vector; returns notes done.
+
+    Resumable: a note is done once its ``embeddingModel`` is the current embedder's.
+    """
+    report = await check_schema(db, embedder.dimension)
+    for index, found in report.vector_dimensions.items():
+        if found != embedder.dimension:
+            log.warning("dropping vector index %s (%d dims) to recreate it", index, found)
+            await db.run_autocommit("queries/schema_drop_index", name=index)
+    await apply_schema(db, embedder.dimension)
+    done = 0
+    while True:
+        page = await db.read("queries/reembed_knowledge_page", model=embedder.model_id, limit=batch_size)
+        if not page:
+            return done
+        texts = [f"{row['title']}\n{row['content']}" for row in page]
+        vectors = await embedder.embed(texts)
+        rows = [{"elementId": row["elementId"], "embedding": v} for row, v in zip(page, vectors, strict=True)]
+        await db.write("queries/reembed_knowledge_set", rows=rows, model=embedder.model_id)
+        done += len(rows)
+        if progress is not None:
+            progress(len(rows))

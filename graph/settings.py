@@ -1,0 +1,134 @@
+"""Configuration of Context Network, read from ``CTXNET_*`` variables and ``.env``.
+
+Nothing is read at import time: call :func:`get_settings` (cached) when a value is
+needed, so tests and the CLI can set the environment first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: The checkout this package lives in (an editable install); the default home of ``.data``.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+class Settings(BaseSettings):
+    """Every setting of the service, the CLI and the local Neo4j runtime."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CTXNET_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    # --- where local state lives -------------------------------------------------
+    data_dir: Path = Field(
+        default=PROJECT_ROOT / ".data",
+        description="Folder for the local Neo4j (jars, data, logs) and the dev key.",
+    )
+
+    # --- connecting to Neo4j -----------------------------------------------------
+    neo4j_uri: str | None = Field(
+        default=None,
+        description="bolt:// or neo4j:// URI; default: the local runtime's Bolt port.",
+    )
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = Field(
+        default=None,
+        description="Default: the password the local runtime generated on first start.",
+    )
+    neo4j_database: str = "neo4j"
+    neo4j_connect_timeout_seconds: float = 3.0
+    neo4j_transaction_retry_seconds: float = Field(
+        default=5.0, description="How long the driver retries a transaction on transient faults."
+    )
+    neo4j_startup_wait_seconds: float = Field(
+        default=60.0, description="How long the API waits for Neo4j at start-up before it exits."
+    )
+
+    # --- the local Neo4j runtime (ctxnet neo4j ...) ------------------------------
+    neo4j_version: str = "5.26.30"
+    neo4j_browser_version: str = "5.24.0"
+    neo4j_bolt_port: int = Field(default=7687, ge=1, le=65535)
+    neo4j_http_port: int = Field(default=7474, ge=1, le=65535)
+    neo4j_heap: str = Field(default="1g", pattern=r"^\d+[kKmMgG]$")
+    neo4j_pagecache: str = Field(default="512m", pattern=r"^\d+[kKmMgG]$")
+    neo4j_start_timeout_seconds: float = 120.0
+    neo4j_dist_dir: Path | None = Field(
+        default=None,
+        description="Where the fetched jars live; default <data_dir>/neo4j/lib. Several homes may share one.",
+    )
+
+    # --- embeddings --------------------------------------------------------------
+    embedder: Literal["local", "openai"] = "local"
+    embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    embedding_model: str = Field(
+        default="text-embedding-3-small", description="Model name for the openai embedder."
+    )
+    embedding_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL, e.g. http://localhost:11434/v1."
+    )
+    embedding_api_key: SecretStr | None = None
+    embedding_dimension: int | None = Field(
+        default=None, ge=1, le=4096, description="Vector size of the openai embedder (required)."
+    )
+    embedding_timeout_seconds: float = 30.0
+    embedding_max_retries: int = Field(default=5, ge=0, le=20)
+
+    # --- the HTTP API ------------------------------------------------------------
+    api_host: str = "127.0.0.1"
+    api_port: int = Field(default=8000, ge=1, le=65535)
+    api_key_mode: Literal["required", "disabled"] = Field(
+        default="required",
+        description="'disabled' makes every request the 'local' human user: for a laptop only.",
+    )
+    api_key_cache_seconds: float = Field(
+        default=5.0, ge=0, description="How long a resolved key is trusted before Neo4j is asked again."
+    )
+    log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    @model_validator(mode="after")
+    def _openai_embedder_needs_a_dimension(self) -> Settings:
+        if self.embedder == "openai" and self.embedding_dimension is None:
+            raise ValueError(
+                "CTXNET_EMBEDDING_DIMENSION must be set when CTXNET_EMBEDDER=openai "
+                "(it sizes the vector index)"
+            )
+        return self
+
+    # --- derived values ------------------------------------------------------------
+    @property
+    def neo4j_home(self) -> Path:
+        """Folder of the local Neo4j runtime: lib/, conf/, data/, logs/, run/."""
+        return self.data_dir / "neo4j"
+
+    @property
+    def local_password_file(self) -> Path:
+        """Where the local runtime keeps the password it generated."""
+        return self.neo4j_home / "password"
+
+    @property
+    def resolved_neo4j_uri(self) -> str:
+        """The configured URI, or the local runtime's Bolt address."""
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    def resolved_neo4j_password(self) -> str | None:
+        """The configured password, else the one the local runtime generated."""
+        if self.neo4j_password is not None:
+            return self.neo4j_password.get_secret_value()
+        if self.local_password_file.is_file():
+            return self.local_password_file.read_text(encoding="utf-8").strip()
+        return None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

@@ -1,0 +1,113 @@
+"""Integration fixtures: the real Neo4j (started here if none runs) and the real API over HTTP.
+
+Every test works as its own freshly made user and forgets that user afterwards, so
+tests neither see nor disturb each other's data.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.db import Database
+from graph.embeddings import embedder_dimension
+from graph.principals import ApiKeys, Role
+from graph.schema import migrate
+from graph.settings import Settings
+from graph.users import forget_user
+from tests.support.servers import ApiProcess
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(settings: Settings) -> Iterator[None]:
+    """The project's local Neo4j: started if it is not running, and then stopped afterwards."""
+    if settings.neo4j_uri is not None:  # an external server was configured
+        yield
+        return
+    local = LocalNeo4j(settings)
+    started = local.start()
+    try:
+        yield
+    finally:
+        if started:
+            local.stop()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def db(settings: Settings, neo4j_server: None) -> AsyncIterator[Database]:
+    database = Database.from_settings(settings)
+    await database.wait_until_reachable(60)
+    await migrate(database, embedder_dimension(settings))
+    yield database
+    await database.close()
+
+
+@pytest.fixture(scope="session")
+def api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
+    """The API in its own process; keys are re-checked on every request (no cache)."""
+    log = tmp_path_factory.mktemp("api") / "api.log"
+    process = ApiProcess(log, {"CTXNET_API_KEY_CACHE_SECONDS": "0"}).start()
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        process.stop()
+
+
+@dataclass
+class Caller:
+    """A user with an API key, and an HTTP client that sends it."""
+
+    user_id: str
+    key: str
+    key_id: str
+    http: httpx.AsyncClient
+
+
+MakeCaller = Callable[..., Awaitable[Caller]]
+
+
+@pytest_asyncio.fixture
+async def make_caller(db: Database, api: ApiProcess) -> AsyncIterator[MakeCaller]:
+    """Make callers (a fresh user each, unless one is named); forget their users afterwards."""
+    made: list[Caller] = []
+
+    async def make(
+        role: Role = Role.HUMAN, agent_id: str | None = None, user_id: str | None = None
+    ) -> Caller:
+        user = user_id or f"test-{uuid.uuid4().hex[:12]}"
+        info, secret = await ApiKeys(db).create(user, role, agent_id=agent_id)
+        client = httpx.AsyncClient(
+            base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30
+        )
+        caller = Caller(user, secret, info.id, client)
+        made.append(caller)
+        return caller
+
+    yield make
+    for caller in made:
+        await caller.http.aclose()
+        await forget_user(db, caller.user_id)
+
+
+@pytest.fixture
+def anonymous(api: ApiProcess) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api.base_url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
