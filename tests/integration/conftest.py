@@ -37,6 +37,9 @@ def neo4j_server(settings: Settings) -> Iterator[None]:
         yield
         return
     local = LocalNeo4j(settings)
+    if local.pid() is None and local.port_answers(settings.neo4j_bolt_port):
+        yield  # a Neo4j we did not start already serves this port: use it, leave it running
+        return
     started = local.start()
     try:
         yield

@@ -84,6 +84,23 @@ def test_browser_is_served_and_advertises_bolt(private_neo4j: LocalNeo4j, privat
     assert discovery["bolt_direct"] == f"bolt://127.0.0.1:{private_settings.neo4j_bolt_port}"
 
 
+def test_bolt_port_accepts_websockets_as_browser_needs(private_neo4j: LocalNeo4j) -> None:
+    # Neo4j Browser speaks Bolt over a WebSocket to the Bolt port.
+    import socket
+
+    port = private_neo4j.settings.neo4j_bolt_port
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            (
+                f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1\r\n\r\n"
+            ).encode()
+        )
+        answer = sock.recv(1024).decode("latin-1")
+    assert answer.startswith("HTTP/1.1 101"), answer
+
+
 def test_wrong_password_is_refused(private_neo4j: LocalNeo4j, private_settings: Settings) -> None:
     from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError

@@ -1,0 +1,1 @@
+"""Benchmarks of Context Network; ``python -m bench`` (``make bench``) runs them all."""

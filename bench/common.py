@@ -1,0 +1,71 @@
+"""Shared helpers for the benchmarks: timing stats, machine description, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The q-th percentile (0..100) by nearest rank."""
+    ordered = sorted(samples)
+    index = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def summary_ms(samples_s: list[float]) -> dict[str, float]:
+    """p50/p95/mean of durations given in seconds, in milliseconds."""
+    ms = [s * 1000 for s in samples_s]
+    return {
+        "p50_ms": round(percentile(ms, 50), 2),
+        "p95_ms": round(percentile(ms, 95), 2),
+        "mean_ms": round(statistics.fmean(ms), 2),
+    }
+
+
+def machine() -> dict[str, Any]:
+    """What the figures ran on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = 0.0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem_gib = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gib": mem_gib,
+        "python": platform.python_version(),
+        "os": platform.platform(),
+    }
+
+
+def save(name: str, figures: dict[str, Any]) -> Path:
+    """Write ``bench/results/<name>.json`` with the machine description."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({"machine": machine(), "figures": figures}, indent=2) + "\n")
+    return path
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
