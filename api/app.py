@@ -12,12 +12,14 @@ from fastapi import APIRouter, Depends, FastAPI
 from api.deps import Services, get_principal
 from api.errors import install_error_handlers
 from api.logging import RequestIdMiddleware, configure_logging
-from api.routes import health, me
+from api.routes import health, knowledge, me, search
 from graph.db import Database
 from graph.embeddings import build_embedder
 from graph.errors import DatabaseUnavailable
+from graph.knowledge import KnowledgeService
 from graph.principals import ApiKeys
 from graph.schema import migrate
+from graph.search import TenantSizes, VectorPlanConfig
 from graph.settings import Settings, get_settings
 
 log = logging.getLogger("ctxnet.api")
@@ -55,6 +57,17 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db=db,
         embedder=embedder,
         api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds),
+        knowledge=KnowledgeService(
+            db,
+            embedder,
+            dedupe_threshold=settings.dedupe_threshold,
+            plan=VectorPlanConfig(
+                exact_max_notes=settings.search_exact_max_notes,
+                oversample=settings.search_oversample,
+                ann_max_candidates=settings.search_ann_max_candidates,
+            ),
+            sizes=TenantSizes(settings.tenant_size_cache_seconds),
+        ),
     )
     log.info(
         "ready",
@@ -89,5 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)])
     v1.include_router(me.router)
+    v1.include_router(knowledge.router)
+    v1.include_router(search.router)
     app.include_router(v1)
     return app

@@ -11,6 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from graph.db import Database
 from graph.embeddings import Embedder
 from graph.errors import Unauthenticated
+from graph.knowledge import KnowledgeService
 from graph.principals import ApiKeys, Principal, Role
 from graph.settings import Settings
 
@@ -23,6 +24,7 @@ class Services:
     db: Database
     embedder: Embedder
     api_keys: ApiKeys
+    knowledge: KnowledgeService
 
 
 def get_services(request: Request) -> Services:

@@ -86,7 +86,12 @@ class RequestIdMiddleware:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode("latin-1"))]
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", rid.encode("latin-1")),
+                    (b"server-timing", f"app;dur={elapsed_ms:.2f}".encode("latin-1")),
+                ]
             await send(message)
 
         try:

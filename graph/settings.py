@@ -81,6 +81,20 @@ class Settings(BaseSettings):
     embedding_timeout_seconds: float = 30.0
     embedding_max_retries: int = Field(default=5, ge=0, le=20)
 
+    # --- the knowledge network ---------------------------------------------------
+    note_max_words: int = Field(default=300, ge=10, description="Atomic-note limit on content.")
+    dedupe_threshold: float = Field(
+        default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
+    )
+    search_exact_max_notes: int = Field(
+        default=2_000, ge=0, description="Users with at most this many notes are searched exactly."
+    )
+    search_oversample: float = Field(default=3.0, ge=1.0, description="Index oversampling factor.")
+    search_ann_max_candidates: int = Field(
+        default=5_000, ge=100, description="Most candidates asked of the vector index before an exact scan."
+    )
+    tenant_size_cache_seconds: float = Field(default=30.0, ge=0)
+
     # --- the HTTP API ------------------------------------------------------------
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8000, ge=1, le=65535)

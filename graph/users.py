@@ -19,3 +19,9 @@ async def forget_user(db: Database, user_id: str, batch_size: int = 5_000) -> in
         total += deleted
         if deleted < batch_size:
             return total
+
+
+async def find_orphans(db: Database, user_id: str) -> list[dict[str, str]]:
+    """Records of a user that should not exist: merge records without their note, cross-user edges."""
+    rows = await db.read("queries/user_orphans", userId=user_id)
+    return [{"kind": r["kind"], "elementId": r["elementId"]} for r in rows]

@@ -1,3 +1,4 @@
-// Keyword search over notes (the fulltext half of hybrid search).
+// Keyword search over notes (the fulltext half of hybrid search). tenantKey is a
+// single-token digest of the userId, so a search is narrowed to one user inside Lucene.
 CREATE FULLTEXT INDEX knowledge_fulltext IF NOT EXISTS
-FOR (n:Knowledge) ON EACH [n.title, n.content]
+FOR (n:Knowledge) ON EACH [n.title, n.content, n.tenantKey]

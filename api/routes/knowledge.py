@@ -1,0 +1,168 @@
+"""Knowledge notes and their typed edges."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from api.deps import PrincipalDep, ServicesDep
+from api.dto import (
+    CreatedEdgeOut,
+    CreatedNoteOut,
+    EdgeBatchIn,
+    EdgeBatchOut,
+    EdgeIn,
+    EdgeListOut,
+    NeighborhoodOut,
+    NoteBatchIn,
+    NoteBatchOut,
+    NoteIn,
+    NoteOut,
+    NotePageOut,
+    NotePatchIn,
+    dump,
+)
+from graph.knowledge import check_note_id
+from graph.models import EdgeType, KnowledgeSource, KnowledgeStatus, KnowledgeType
+
+router = APIRouter(tags=["knowledge"])
+
+NoteId = Annotated[str, "a note id"]
+
+
+@router.post(
+    "/knowledge",
+    status_code=201,
+    response_model=CreatedNoteOut,
+    responses={200: {"description": "the id existed already, or the note was merged into its twin"}},
+)
+async def create_note(body: NoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Create an atomic note (or fold it into an active note with cosine >= 0.95)."""
+    [result] = await services.knowledge.create(principal, [body.to_domain()], batch=False)
+    out = CreatedNoteOut.model_validate({"node": result.node, "mergedInto": result.merged_into})
+    return JSONResponse(dump(out), status_code=201 if result.created else 200)
+
+
+@router.post("/knowledge/batch", response_model=NoteBatchOut)
+async def create_notes(body: NoteBatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Create up to 1,000 notes in one transaction: all of them, or none."""
+    results = await services.knowledge.create(principal, [n.to_domain() for n in body.items], batch=True)
+    out = NoteBatchOut.model_validate(
+        {"results": [{"node": r.node, "mergedInto": r.merged_into} for r in results]}
+    )
+    return JSONResponse(dump(out), status_code=201 if any(r.created for r in results) else 200)
+
+
+@router.get("/knowledge", response_model=NotePageOut)
+async def list_notes(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    type: KnowledgeType | None = None,  # noqa: A002 - the API's field name
+    source: KnowledgeSource | None = None,
+    status: KnowledgeStatus | None = None,
+    tag: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The caller's notes, newest first, a page at a time."""
+    items, next_cursor = await services.knowledge.list_notes(
+        principal,
+        note_type=type.value if type else None,
+        source=source.value if source else None,
+        status=status.value if status else None,
+        tag=tag,
+        limit=limit,
+        cursor=cursor,
+    )
+    return JSONResponse(dump(NotePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/knowledge/{id}", response_model=NoteOut)
+async def get_note(
+    id: NoteId,  # noqa: A002
+    principal: PrincipalDep,
+    services: ServicesDep,
+    include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
+) -> JSONResponse:
+    """One note, with the record of the creates merged into it."""
+    node = await services.knowledge.get(principal, id, with_embedding=include_embedding)
+    return JSONResponse(dump(NoteOut.model_validate(node)))
+
+
+@router.patch("/knowledge/{id}", response_model=NoteOut)
+async def update_note(
+    id: NoteId,  # noqa: A002
+    body: NotePatchIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Change some fields; the vector is recomputed only if title or content changed."""
+    node = await services.knowledge.update(principal, id, body.to_domain())
+    return JSONResponse(dump(NoteOut.model_validate(node)))
+
+
+@router.delete("/knowledge/{id}", status_code=204)
+async def delete_note(id: NoteId, principal: PrincipalDep, services: ServicesDep) -> Response:  # noqa: A002
+    """Delete a note with its edges; notes it alone superseded become active again."""
+    await services.knowledge.delete(principal, id)
+    return Response(status_code=204)
+
+
+@router.post("/knowledge/{id}/connections", status_code=201, response_model=CreatedEdgeOut)
+async def connect(
+    id: NoteId,  # noqa: A002
+    body: EdgeIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Create a typed edge from this note to another of the caller's notes."""
+    check_note_id(id)
+    [(edge, created)] = await services.knowledge.connect(principal, [body.to_domain(id)], batch=False)
+    out = CreatedEdgeOut.model_validate({"edge": edge, "created": created})
+    return JSONResponse(dump(out), status_code=201 if created else 200)
+
+
+@router.get("/knowledge/{id}/connections", response_model=EdgeListOut)
+async def connections(id: NoteId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """The note's edges in both directions."""
+    items = await services.knowledge.connections(principal, id)
+    return JSONResponse(dump(EdgeListOut.model_validate({"items": items})))
+
+
+@router.delete("/knowledge/{id}/connections/{type}/{target_id}", status_code=204)
+async def disconnect(
+    id: NoteId,  # noqa: A002
+    type: EdgeType,  # noqa: A002
+    target_id: str,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> Response:
+    """Remove one edge; a note no longer superseded by anything becomes active again."""
+    await services.knowledge.disconnect(principal, id, type, target_id)
+    return Response(status_code=204)
+
+
+@router.post("/connections/batch", response_model=EdgeBatchOut)
+async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Create up to 1,000 edges in one transaction: all of them, or none."""
+    edges = [item.to_domain(item.source_id) for item in body.items]
+    results = await services.knowledge.connect(principal, edges, batch=True)
+    out = EdgeBatchOut.model_validate({"results": [{"edge": e, "created": c} for e, c in results]})
+    return JSONResponse(dump(out), status_code=201 if any(c for _, c in results) else 200)
+
+
+@router.get("/knowledge/{id}/neighborhood", response_model=NeighborhoodOut)
+async def neighborhood(
+    id: NoteId,  # noqa: A002
+    principal: PrincipalDep,
+    services: ServicesDep,
+    depth: Annotated[int, Query(ge=0, le=3)] = 1,
+    include_superseded: Annotated[bool, Query(alias="includeSuperseded")] = True,
+) -> JSONResponse:
+    """The note and every note within ``depth`` hops, with the edges among them."""
+    result = await services.knowledge.neighborhood(
+        principal, id, depth, include_superseded=include_superseded
+    )
+    return JSONResponse(dump(NeighborhoodOut.model_validate(result)))

@@ -1,0 +1,18 @@
+"""One search over the caller's knowledge, with graph-aware expansion."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from api.deps import PrincipalDep, ServicesDep
+from api.dto import SearchIn, SearchOut, dump
+
+router = APIRouter(tags=["search"])
+
+
+@router.post("/search", response_model=SearchOut)
+async def search(body: SearchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``."""
+    result = await services.knowledge.search(principal, body.to_domain())
+    return JSONResponse(dump(SearchOut.model_validate(result)))

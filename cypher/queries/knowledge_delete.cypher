@@ -1,0 +1,18 @@
+// Delete a note with its edges and merge records; notes it alone superseded become active again.
+MATCH (n:Knowledge {userId: $userId, id: $id})
+OPTIONAL MATCH (n)-[:SUPERSEDES]->(old:Knowledge)
+WITH n, collect(DISTINCT old) AS olds
+CALL (n) {
+  MATCH (n)-[:MERGED_FROM]->(m:MergedNote)
+  DETACH DELETE m
+}
+DETACH DELETE n
+WITH olds
+CALL (olds) {
+  UNWIND olds AS old
+  WITH old
+  WHERE old.status = 'superseded' AND NOT EXISTS { (:Knowledge)-[:SUPERSEDES]->(old) }
+  SET old.status = 'active', old.updatedAt = datetime()
+  RETURN collect(old.id) AS restored
+}
+RETURN true AS deleted, restored

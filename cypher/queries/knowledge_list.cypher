@@ -1,0 +1,13 @@
+// A user's notes, newest first, filtered, one page after the cursor (createdAt, id).
+MATCH (n:Knowledge)
+WHERE n.userId = $userId
+  AND ($type IS NULL OR n.type = $type)
+  AND ($source IS NULL OR n.source = $source)
+  AND ($status IS NULL OR n.status = $status)
+  AND ($tag IS NULL OR $tag IN n.tags)
+  AND ($afterCreatedAt IS NULL
+       OR n.createdAt < datetime($afterCreatedAt)
+       OR (n.createdAt = datetime($afterCreatedAt) AND n.id < $afterId))
+RETURN n.id AS id, toString(n.createdAt) AS createdAt
+ORDER BY n.createdAt DESC, n.id DESC
+LIMIT $limit

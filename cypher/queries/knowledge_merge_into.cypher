@@ -1,0 +1,13 @@
+// Fold near-duplicate creates into existing notes, keeping each as a MergedNote record.
+UNWIND $merges AS m
+MATCH (k:Knowledge {userId: $userId, id: m.targetId})
+CREATE (k)-[:MERGED_FROM]->(:MergedNote {
+  userId: $userId, requestedId: m.requestedId, title: m.title, content: m.content,
+  type: m.type, source: m.source, confidence: m.confidence, tags: m.tags,
+  similarity: m.similarity, mergedAt: datetime(), createdByRole: $role, createdByAgent: $agentId
+})
+SET k.confidence = CASE WHEN m.confidence > k.confidence THEN m.confidence ELSE k.confidence END,
+    k.tags = k.tags + [t IN m.tags WHERE NOT t IN k.tags],
+    k.mergeCount = coalesce(k.mergeCount, 0) + 1,
+    k.updatedAt = datetime()
+RETURN count(*) AS merged

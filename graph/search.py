@@ -1,0 +1,166 @@
+"""Tenant-safe retrieval: vector, fulltext and hybrid search, then graph-aware expansion.
+
+Neo4j 5.26's vector index cannot filter by user inside the index, and one index holds
+every user's notes. A plain top-k followed by ``WHERE userId = ...`` therefore returns
+too few hits, or none, for a user who owns a small share of the index. Every vector
+query here picks one of two plans from the user's share of the index:
+
+* **exact**: cosine over the user's own notes (found through the ``userId`` index), with
+  all filters applied first. Exact by construction; used when the user has few notes,
+  or when their share is so small that the index would have to be oversampled beyond
+  ``ann_max_candidates``.
+* **oversampled index**: ask the index for ``top_k / share * oversample`` candidates,
+  keep the user's that pass the filters, re-rank them by exact cosine. If fewer than
+  ``top_k`` survive (selective filters), ask again with four times as many, and fall
+  back to the exact plan once the cap is reached, so every user gets a true top-k.
+
+Fulltext search is narrowed to the user inside Lucene with ``tenantKey`` (a one-token
+digest of the user id) and checked exactly afterwards; the user's text only reaches
+Lucene as lower-cased word tokens, so it cannot change the query's structure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.db import run_rows
+
+
+#: Neo4j scores cosine as (1 + cos) / 2; these convert between that and plain cosine.
+def cosine_from_score(score: float) -> float:
+    """Plain cosine in [-1, 1] from Neo4j's normalised similarity."""
+    return 2.0 * score - 1.0
+
+
+def score_from_cosine(cosine: float) -> float:
+    """Neo4j's normalised similarity for a plain cosine."""
+    return (1.0 + cosine) / 2.0
+
+
+def tenant_key(user_id: str) -> str:
+    """A single Lucene token standing for the user (letters and digits only)."""
+    return "t" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:24]
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def lucene_query(text: str, user_id: str, max_terms: int = 32) -> str | None:
+    """A Lucene query for the user's words within one tenant; ``None`` if there are no words."""
+    words = [w.lower() for w in _WORD.findall(text)][:max_terms]
+    if not words:
+        return None
+    terms = " ".join(words)
+    return f"+tenantKey:{tenant_key(user_id)} +(title:({terms}) content:({terms}))"
+
+
+@dataclass(frozen=True)
+class VectorPlanConfig:
+    """Thresholds of the vector plan (settings)."""
+
+    exact_max_notes: int = 2_000
+    oversample: float = 3.0
+    min_candidates: int = 50
+    ann_max_candidates: int = 5_000
+
+
+class TenantSizes:
+    """How many notes each user (and everyone) has, cached briefly per process.
+
+    Only the choice of plan depends on it, never the result: a stale figure costs a
+    retry at most.
+    """
+
+    def __init__(self, ttl_seconds: float = 30.0) -> None:
+        self._ttl = ttl_seconds
+        self._cache: dict[str, tuple[float, int, int]] = {}
+
+    async def get(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int]:
+        """(notes of the user, notes in total)."""
+        now = time.monotonic()
+        cached = self._cache.get(user_id)
+        if cached is not None and cached[0] > now:
+            return cached[1], cached[2]
+        [row] = await run_rows(tx, "queries/knowledge_counts", userId=user_id)
+        mine, total = int(row["mine"]), int(row["total"])
+        if len(self._cache) > 50_000:
+            self._cache.clear()
+        self._cache[user_id] = (now + self._ttl, mine, total)
+        return mine, total
+
+    def forget(self, user_id: str) -> None:
+        """Drop a user's cached figure (after their notes changed a lot)."""
+        self._cache.pop(user_id, None)
+
+
+@dataclass
+class VectorResult:
+    """Ranked (id, cosine) pairs and the plan that produced them."""
+
+    hits: list[tuple[str, float]]
+    plan: str
+
+
+async def vector_top_k(
+    tx: AsyncManagedTransaction,
+    *,
+    user_id: str,
+    vector: list[float],
+    top_k: int,
+    filters: dict[str, Any],
+    sizes: TenantSizes,
+    config: VectorPlanConfig,
+) -> VectorResult:
+    """The user's true top-k notes by cosine, whatever their share of the index."""
+    mine, total = await sizes.get(tx, user_id)
+    params = {"userId": user_id, "vector": vector, "topK": top_k, **filters}
+    if mine == 0:
+        return VectorResult([], "empty")
+    share = mine / max(total, 1)
+    candidates = max(config.min_candidates, math.ceil(top_k / share * config.oversample))
+    if mine > config.exact_max_notes and candidates <= config.ann_max_candidates:
+        while True:
+            [row] = await run_rows(tx, "queries/knowledge_vector_ann", candidates=candidates, **params)
+            if row["matched"] >= top_k or candidates >= total:
+                hits = [(h["id"], cosine_from_score(h["score"])) for h in row["hits"]]
+                return VectorResult(hits, f"index({candidates})")
+            if candidates >= config.ann_max_candidates:
+                break
+            candidates = min(config.ann_max_candidates, candidates * 4)
+    rows = await run_rows(tx, "queries/knowledge_vector_exact", **params)
+    return VectorResult([(r["id"], cosine_from_score(r["score"])) for r in rows], "exact")
+
+
+async def fulltext_top_k(
+    tx: AsyncManagedTransaction, *, user_id: str, text: str, top_k: int, filters: dict[str, Any]
+) -> list[tuple[str, float]]:
+    """The user's top-k notes by Lucene relevance."""
+    lucene = lucene_query(text, user_id)
+    if lucene is None:
+        return []
+    rows = await run_rows(
+        tx,
+        "queries/knowledge_fulltext",
+        lucene=lucene,
+        candidates=max(top_k * 4, 50),
+        userId=user_id,
+        topK=top_k,
+        **filters,
+    )
+    return [(r["id"], float(r["score"])) for r in rows]
+
+
+def reciprocal_rank_fusion(*rankings: list[tuple[str, float]], k: int = 60) -> list[tuple[str, float]]:
+    """Fuse ranked lists: each id scores the sum of 1 / (k + rank) over the lists it is in."""
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, (node_id, _) in enumerate(ranking, start=1):
+            fused[node_id] = fused.get(node_id, 0.0) + 1.0 / (k + rank)
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))

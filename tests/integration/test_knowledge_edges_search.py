@@ -1,0 +1,356 @@
+"""Typed edges, supersession, search modes and graph-aware expansion, over real HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graph.db import Database
+from graph.users import find_orphans
+from tests.integration.conftest import Caller, MakeCaller
+
+
+def note(node_id: str, title: str, content: str, type: str = "fact", **extra: Any) -> dict[str, Any]:
+    return {"id": node_id, "title": title, "content": content, "type": type, "dedupe": False, **extra}
+
+
+async def seed(caller: Caller, *notes: dict[str, Any]) -> None:
+    response = await caller.http.post("/v1/knowledge/batch", json={"items": list(notes)})
+    assert response.status_code == 201, response.text
+
+
+async def link(caller: Caller, from_id: str, kind: str, to_id: str, **extra: Any) -> Any:
+    return await caller.http.post(
+        f"/v1/knowledge/{from_id}/connections", json={"type": kind, "targetId": to_id, **extra}
+    )
+
+
+async def status_of(caller: Caller, node_id: str) -> str:
+    return str((await caller.http.get(f"/v1/knowledge/{node_id}")).json()["status"])
+
+
+async def test_edges_create_list_delete(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice,
+        note("a", "Auth", "Tokens are issued by the auth service."),
+        note("b", "Billing", "Billing needs tokens."),
+    )
+    created = await link(
+        alice, "b", "dependsOn", "a", confidence=0.8, note="billing calls auth", source="docs"
+    )
+    assert created.status_code == 201
+    edge = created.json()["edge"]
+    assert edge == {
+        **edge,
+        "type": "dependsOn",
+        "sourceId": "b",
+        "targetId": "a",
+        "confidence": 0.8,
+        "note": "billing calls auth",
+        "source": "docs",
+    }
+    assert edge["createdAt"]
+    again = await link(alice, "b", "dependsOn", "a")
+    assert again.status_code == 200
+    assert again.json()["created"] is False
+
+    for node_id in ("a", "b"):
+        items = (await alice.http.get(f"/v1/knowledge/{node_id}/connections")).json()["items"]
+        assert [(e["type"], e["sourceId"], e["targetId"]) for e in items] == [("dependsOn", "b", "a")]
+
+    assert (await alice.http.delete("/v1/knowledge/b/connections/dependsOn/a")).status_code == 204
+    assert (await alice.http.delete("/v1/knowledge/b/connections/dependsOn/a")).status_code == 404
+    assert (await alice.http.get("/v1/knowledge/a/connections")).json()["items"] == []
+
+
+async def test_edge_validation(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(alice, note("a", "A", "First note."), note("b", "B", "Second note."))
+    unknown = await link(alice, "a", "likes", "b")
+    assert unknown.status_code == 422
+    assert unknown.json()["error"]["field"] == "type"
+    for name in ("relatedTo", "dependsOn", "supersedes", "conflictsWith"):
+        assert name in unknown.json()["error"]["message"]
+    self_edge = await link(alice, "a", "relatedTo", "a")
+    assert self_edge.status_code == 422
+    missing = await link(alice, "a", "relatedTo", "nope")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["field"] == "targetId"
+    assert (await link(alice, "nope", "relatedTo", "a")).status_code == 404
+    bad_path = await alice.http.delete("/v1/knowledge/a/connections/likes/b")
+    assert bad_path.status_code == 422
+
+
+async def test_conflicts_with_is_one_symmetric_edge(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(alice, note("x", "Use Redis", "Cache in Redis."), note("y", "No Redis", "Never add Redis."))
+    assert (await link(alice, "x", "conflictsWith", "y")).status_code == 201
+    reverse = await link(alice, "y", "conflictsWith", "x")
+    assert reverse.status_code == 200
+    assert reverse.json()["created"] is False
+    for node_id in ("x", "y"):
+        items = (await alice.http.get(f"/v1/knowledge/{node_id}/connections")).json()["items"]
+        assert len(items) == 1 and items[0]["type"] == "conflictsWith"
+    assert (await alice.http.delete("/v1/knowledge/y/connections/conflictsWith/x")).status_code == 204
+    assert (await alice.http.get("/v1/knowledge/x/connections")).json()["items"] == []
+
+
+async def test_supersede_hides_and_removing_the_edge_restores(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice,
+        note("v1", "Deploy with Fabric", "We deploy with Fabric scripts over SSH.", "decision"),
+        note("v2", "Deploy with Ansible", "We deploy with Ansible playbooks.", "decision"),
+        note("v3", "Deploy with Kubernetes", "We deploy with Kubernetes manifests.", "decision"),
+    )
+    await link(alice, "v2", "supersedes", "v1")
+    assert await status_of(alice, "v1") == "superseded"
+
+    search = {"query": "deploy with Fabric scripts", "topK": 3, "mode": "vector", "expandConnections": False}
+    ids = [h["node"]["id"] for h in (await alice.http.post("/v1/search", json=search)).json()["hits"]]
+    assert "v1" not in ids
+    shown = (await alice.http.post("/v1/search", json={**search, "includeSuperseded": True})).json()["hits"]
+    assert shown[0]["node"]["id"] == "v1"
+
+    await link(alice, "v3", "supersedes", "v1")
+    assert (await alice.http.delete("/v1/knowledge/v2/connections/supersedes/v1")).status_code == 204
+    assert await status_of(alice, "v1") == "superseded"  # v3 still supersedes it
+    assert (await alice.http.delete("/v1/knowledge/v3")).status_code == 204
+    assert await status_of(alice, "v1") == "active"  # deleting the last superseder restores it
+
+
+async def test_edges_batch_is_all_or_nothing(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice, note("a", "A", "Alpha note."), note("b", "B", "Beta note."), note("c", "C", "Gamma note.")
+    )
+    ok = await alice.http.post(
+        "/v1/connections/batch",
+        json={
+            "items": [
+                {"sourceId": "a", "type": "relatedTo", "targetId": "b"},
+                {"sourceId": "b", "type": "dependsOn", "targetId": "c"},
+            ]
+        },
+    )
+    assert ok.status_code == 201, ok.text
+    assert [r["edge"]["type"] for r in ok.json()["results"]] == ["relatedTo", "dependsOn"]
+    bad = await alice.http.post(
+        "/v1/connections/batch",
+        json={
+            "items": [
+                {"sourceId": "a", "type": "dependsOn", "targetId": "c"},
+                {"sourceId": "a", "type": "relatedTo", "targetId": "zzz"},
+            ]
+        },
+    )
+    assert bad.status_code == 404
+    assert bad.json()["error"]["field"] == "items.1.targetId"
+    items = (await alice.http.get("/v1/knowledge/a/connections")).json()["items"]
+    assert [(e["type"], e["targetId"]) for e in items] == [("relatedTo", "b")]
+
+
+async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice,
+        note(
+            "pw",
+            "Password reset",
+            "To reset a forgotten password, open settings and choose reset.",
+            "procedure",
+            tags=["account"],
+            confidence=0.9,
+        ),
+        note(
+            "flour",
+            "Pancake recipe",
+            "Mix two cups of flour with milk and one egg.",
+            "fact",
+            tags=["cooking"],
+            confidence=0.5,
+        ),
+        note(
+            "zebra", "Zebrafish", "The lab keeps zebrafish for genetics experiments.", "fact", confidence=0.3
+        ),
+    )
+    vector = await alice.http.post(
+        "/v1/search", json={"query": "how can I change my login credentials?", "mode": "vector", "topK": 1}
+    )
+    assert vector.json()["hits"][0]["node"]["id"] == "pw"
+    assert vector.json()["hits"][0]["score"] > 0.3
+
+    text = await alice.http.post("/v1/search", json={"query": "zebrafish", "mode": "fulltext"})
+    assert [h["node"]["id"] for h in text.json()["hits"]] == ["zebra"]
+
+    hybrid = await alice.http.post("/v1/search", json={"query": "flour egg pancake", "topK": 3})
+    hits = hybrid.json()["hits"]
+    assert hits[0]["node"]["id"] == "flour"
+    assert "vectorScore" in hits[0] and "textScore" in hits[0]
+
+    def ids(response: Any) -> set[str]:
+        return {h["node"]["id"] for h in response.json()["hits"]}
+
+    base = {"query": "notes", "topK": 10, "mode": "vector"}
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"types": ["procedure"]}})) == {
+        "pw"
+    }
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"tags": ["cooking"]}})) == {
+        "flour"
+    }
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"minConfidence": 0.5}})) == {
+        "pw",
+        "flour",
+    }
+    assert (
+        ids(
+            await alice.http.post(
+                "/v1/search", json={**base, "filters": {"createdAfter": "2999-01-01T00:00:00Z"}}
+            )
+        )
+        == set()
+    )
+
+    for bad in (
+        {"query": "x", "topK": 0},
+        {"query": "x", "topK": 101},
+        {"query": "x", "mode": "magic"},
+        {"query": ""},
+        {"query": "x", "maxDepth": 4},
+    ):
+        response = await alice.http.post("/v1/search", json=bad)
+        assert response.status_code == 422, bad
+
+
+async def test_expansion_returns_exactly_the_expected_subgraph(make_caller: MakeCaller) -> None:
+    # a -relatedTo-> b -dependsOn-> c -relatedTo-> d ; e -conflictsWith- a ; f is unconnected.
+    alice = await make_caller()
+    rng = np.random.default_rng(42)
+    vectors = {
+        k: (v / np.linalg.norm(v)).tolist() for k, v in ((k, rng.standard_normal(384)) for k in "abcdef")
+    }
+    await seed(
+        *[alice], *[note(k, f"Note {k}", f"Content of note {k}.", embedding=vectors[k]) for k in "abcdef"]
+    )
+    for source, kind, target in (
+        ("a", "relatedTo", "b"),
+        ("b", "dependsOn", "c"),
+        ("c", "relatedTo", "d"),
+        ("e", "conflictsWith", "a"),
+    ):
+        assert (await link(alice, source, kind, target)).status_code == 201
+
+    async def expand(**extra: Any) -> dict[str, Any]:
+        body = {"query": "x", "embedding": vectors["a"], "mode": "vector", "topK": 1, **extra}
+        response = await alice.http.post("/v1/search", json=body)
+        assert response.status_code == 200, response.text
+        result = response.json()
+        assert [h["node"]["id"] for h in result["hits"]] == ["a"]
+        return {r["node"]["id"]: r["depth"] for r in result["expanded"]} | {
+            "_edges": {(e["sourceId"], e["type"], e["targetId"]) for e in result["edges"]}
+        }
+
+    one = await expand()
+    assert one == {"b": 1, "e": 1, "_edges": {("a", "relatedTo", "b"), ("e", "conflictsWith", "a")}}
+    two = await expand(maxDepth=2)
+    assert {k: v for k, v in two.items() if k != "_edges"} == {"b": 1, "e": 1, "c": 2}
+    three = await expand(maxDepth=3)
+    assert {k: v for k, v in three.items() if k != "_edges"} == {"b": 1, "e": 1, "c": 2, "d": 3}
+    assert len(three["_edges"]) == 4
+    only_related = await expand(maxDepth=3, edgeTypes=["relatedTo"])
+    assert {k: v for k, v in only_related.items() if k != "_edges"} == {"b": 1}
+    outgoing = await expand(maxDepth=3, direction="out")
+    assert {k: v for k, v in outgoing.items() if k != "_edges"} == {"b": 1, "c": 2, "d": 3}
+    incoming = await expand(maxDepth=3, direction="in")
+    assert {k: v for k, v in incoming.items() if k != "_edges"} == {"e": 1}
+    none = await expand(expandConnections=False)
+    assert none == {"_edges": set()}
+
+    hood = (await alice.http.get("/v1/knowledge/c/neighborhood", params={"depth": 1})).json()
+    assert hood["node"]["id"] == "c"
+    assert {n["node"]["id"]: n["depth"] for n in hood["nodes"]} == {"b": 1, "d": 1}
+    via = {n["node"]["id"]: n["via"] for n in hood["nodes"]}
+    assert via["b"][0]["type"] == "dependsOn"
+
+
+async def test_users_are_invisible_to_each_other(make_caller: MakeCaller, db: Database) -> None:
+    alice = await make_caller()
+    mallory = await make_caller()
+    await seed(
+        alice,
+        note("secret", "Alice's secret", "Alice keeps her launch codes under the keyboard."),
+        note("plan", "Plan", "Alice plans to launch on Monday."),
+    )
+    await link(alice, "plan", "relatedTo", "secret")
+
+    assert (await mallory.http.get("/v1/knowledge/secret")).status_code == 404
+    assert (await mallory.http.patch("/v1/knowledge/secret", json={"title": "pwned"})).status_code == 404
+    assert (await mallory.http.delete("/v1/knowledge/secret")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge/secret/connections")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge/secret/neighborhood")).status_code == 404
+    assert (await mallory.http.delete("/v1/knowledge/plan/connections/relatedTo/secret")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge")).json()["items"] == []
+    for mode in ("vector", "fulltext", "hybrid"):
+        found = await mallory.http.post("/v1/search", json={"query": "launch codes keyboard", "mode": mode})
+        assert found.json()["hits"] == [], mode
+
+    # Same id, different users: two separate notes; no edge can cross between them.
+    await seed(mallory, note("secret", "Mallory's own", "Mallory writes her own note."))
+    cross = await mallory.http.post(
+        "/v1/connections/batch",
+        json={"items": [{"sourceId": "secret", "type": "relatedTo", "targetId": "plan"}]},
+    )
+    assert cross.status_code == 404
+    merged = await mallory.http.post(
+        "/v1/knowledge",
+        json={
+            "title": "Alice's secret",
+            "content": "Alice keeps her launch codes under the keyboard.",
+            "type": "fact",
+        },
+    )
+    assert merged.status_code == 201  # no dedupe into another user's note
+    assert (await alice.http.get("/v1/knowledge/secret")).json()["title"] == "Alice's secret"
+    assert await find_orphans(db, alice.user_id) == []
+
+
+async def test_injection_attempts_are_stored_as_text(make_caller: MakeCaller, db: Database) -> None:
+    alice = await make_caller()
+    bystander = await make_caller()
+    await seed(bystander, note("keep", "Keep me", "This note must survive."))
+    payloads = [
+        "'}) MATCH (n) DETACH DELETE n //",
+        '"}) WITH 1 AS x MATCH (n) SET n.userId = "evil" //',
+        "`) CALL db.index.vector.queryNodes('knowledge_embedding', 10, []) //",
+        "title:* OR tenantKey:*",
+        "$(userId) :Knowledge {userId: 'x'}",
+    ]
+    for i, text in enumerate(payloads):
+        response = await alice.http.post(
+            "/v1/knowledge",
+            json={
+                "id": f"inj-{i}",
+                "title": text,
+                "content": text,
+                "type": "fact",
+                "tags": [text[:60]],
+                "dedupe": False,
+            },
+        )
+        assert response.status_code == 201, response.text
+        assert response.json()["node"]["title"] == text.strip()
+        for mode in ("fulltext", "hybrid", "vector"):
+            found = await alice.http.post(
+                "/v1/search", json={"query": text, "mode": mode, "filters": {"tags": [text[:60]]}}
+            )
+            assert found.status_code == 200, found.text
+            assert all(h["node"]["id"].startswith("inj-") for h in found.json()["hits"])
+        bad_id = await alice.http.post(
+            "/v1/knowledge", json={"id": text, "title": "t", "content": "c", "type": "fact"}
+        )
+        assert bad_id.status_code == 422
+    assert (await bystander.http.get("/v1/knowledge/keep")).json()["title"] == "Keep me"
+    [counts] = await db.read("queries/knowledge_counts", userId=bystander.user_id)
+    assert counts["mine"] == 1
