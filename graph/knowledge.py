@@ -46,6 +46,12 @@ from graph.search import (
     vector_top_k,
 )
 
+#: One expansion query per depth (Cypher cannot take a path length as a parameter).
+EXPAND_QUERIES = {
+    1: "queries/knowledge_expand_1",
+    2: "queries/knowledge_expand_2",
+    3: "queries/knowledge_expand_3",
+}
 NOTE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
 MAX_BATCH = 1_000
 
@@ -482,10 +488,12 @@ class KnowledgeService:
     ) -> tuple[list[Row], list[Row]]:
         """Nodes reached from the hits (one query), then the edges among all of them."""
         expanded: list[Row] = []
+        if depth and depth not in EXPAND_QUERIES:
+            raise InvalidInput(f"depth must be 0-{max(EXPAND_QUERIES)}", field="maxDepth")
         if depth > 0 and hit_ids:
             expanded = await run_rows(
                 tx,
-                f"queries/knowledge_expand_{depth}",
+                EXPAND_QUERIES[depth],
                 userId=user,
                 hitIds=hit_ids,
                 relTypes=rel_types,
