@@ -39,15 +39,15 @@ from graph.principals import Principal
 from graph.search import (
     TenantSizes,
     VectorPlanConfig,
-    fulltext_top_k,
+    rank,
     reciprocal_rank_fusion,
     score_from_cosine,
     tenant_key,
-    vector_top_k,
 )
 
 #: One expansion query per depth (Cypher cannot take a path length as a parameter).
 EXPAND_QUERIES = {
+    0: "queries/knowledge_expand_0",
     1: "queries/knowledge_expand_1",
     2: "queries/knowledge_expand_2",
     3: "queries/knowledge_expand_3",
@@ -485,26 +485,28 @@ class KnowledgeService:
         rel_types: list[str],
         direction: Direction,
         statuses: list[str],
-    ) -> tuple[list[Row], list[Row]]:
-        """Nodes reached from the hits (one query), then the edges among all of them."""
-        expanded: list[Row] = []
-        if depth and depth not in EXPAND_QUERIES:
+    ) -> dict[str, Any]:
+        """Hit notes, notes reached from them (nearest depth, with the edges that reached
+        them) and the edges among all of them: one query, whatever the depth."""
+        if depth not in EXPAND_QUERIES:
             raise InvalidInput(f"depth must be 0-{max(EXPAND_QUERIES)}", field="maxDepth")
-        if depth > 0 and hit_ids:
-            expanded = await run_rows(
-                tx,
-                EXPAND_QUERIES[depth],
-                userId=user,
-                hitIds=hit_ids,
-                relTypes=rel_types,
-                direction=direction.value,
-                statuses=statuses,
-            )
-        all_ids = hit_ids + [r["id"] for r in expanded]
-        edges = await run_rows(
-            tx, "queries/knowledge_edges_among", userId=user, ids=all_ids, relTypes=rel_types
+        [row] = await run_rows(
+            tx,
+            EXPAND_QUERIES[depth],
+            userId=user,
+            hitIds=hit_ids,
+            relTypes=rel_types,
+            direction=direction.value,
+            statuses=statuses,
         )
-        return expanded, edges
+        return {
+            "hits": {node["id"]: plain(node) for node in row["hits"]},
+            "reached": [
+                {"node": plain(r["node"]), "depth": r["depth"], "via": [_edge(v) for v in r["via"]]}
+                for r in sorted(row["reached"], key=lambda r: (r["depth"], r["node"]["id"]))
+            ],
+            "edges": [_edge(e) for e in row["edges"]],
+        }
 
     async def neighborhood(
         self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
@@ -515,104 +517,68 @@ class KnowledgeService:
             [s.value for s in KnowledgeStatus] if include_superseded else [KnowledgeStatus.ACTIVE.value]
         )
 
-        async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row], list[Row], list[Row]]:
-            center = await run_rows(
-                tx, "queries/knowledge_by_ids", userId=user, ids=[node_id], withEmbedding=False
-            )
-            if not center:
-                raise NotFound(f"no note {node_id!r}", field="id")
-            expanded, edges = await self._expand(
-                tx, user, [node_id], depth, ALL_REL_TYPES, Direction.BOTH, statuses
-            )
-            reached = await run_rows(
-                tx,
-                "queries/knowledge_by_ids",
-                userId=user,
-                ids=[r["id"] for r in expanded],
-                withEmbedding=False,
-            )
-            return center, expanded, edges, reached
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
+            return await self._expand(tx, user, [node_id], depth, ALL_REL_TYPES, Direction.BOTH, statuses)
 
-        center, expanded, edges, reached = await self._db.read_tx(work)
-        nodes = {row["node"]["id"]: plain(row["node"]) for row in reached}
-        return {
-            "node": plain(center[0]["node"]),
-            "nodes": [
-                {"node": nodes[r["id"]], "depth": r["depth"], "via": [_edge(v) for v in r["via"]]}
-                for r in expanded
-                if r["id"] in nodes
-            ],
-            "edges": [_edge(r["edge"]) for r in edges],
-        }
+        result = await self._db.read_tx(work)
+        if node_id not in result["hits"]:
+            raise NotFound(f"no note {node_id!r}", field="id")
+        return {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
 
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
-        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges."""
+        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges.
+
+        Two queries in one read transaction: the ranking, then the expansion.
+        """
         user = principal.user_id
         vector = query.embedding
         if query.mode != SearchMode.FULLTEXT and vector is None:
             [vector] = await self._embedder.embed([query.query])
+        if query.mode == SearchMode.FULLTEXT:
+            vector = None
         if vector is not None and len(vector) != self._embedder.dimension:
             raise InvalidInput(
                 f"embedding has {len(vector)} dimensions; the index needs {self._embedder.dimension}",
                 field="embedding",
             )
         statuses = _statuses(query)
-        filters = _filter_params(query.filters)
+        filters = {"statuses": statuses, **_filter_params(query.filters)}
         rel_types = [t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES
         depth = query.max_depth if query.expand_connections else 0
         pool = query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
+        text = query.query if query.mode != SearchMode.VECTOR else None
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
-            vector_hits: list[tuple[str, float]] = []
-            text_hits: list[tuple[str, float]] = []
-            plan = None
-            if query.mode != SearchMode.FULLTEXT and vector is not None:
-                result = await vector_top_k(
-                    tx,
-                    user_id=user,
-                    vector=vector,
-                    top_k=pool,
-                    filters={"statuses": statuses, **filters},
-                    sizes=self._sizes,
-                    config=self._plan,
-                )
-                vector_hits, plan = result.hits, result.plan
-            if query.mode != SearchMode.VECTOR:
-                text_hits = await fulltext_top_k(
-                    tx, user_id=user, text=query.query, top_k=pool, filters={"statuses": statuses, **filters}
-                )
+            ranking = await rank(
+                tx,
+                user_id=user,
+                vector=vector,
+                text=text,
+                pool=pool,
+                filters=filters,
+                sizes=self._sizes,
+                config=self._plan,
+            )
             if query.mode == SearchMode.HYBRID:
-                ranked = reciprocal_rank_fusion(vector_hits, text_hits)
+                ranked = reciprocal_rank_fusion(ranking.vector_hits, ranking.text_hits)
+            elif query.mode == SearchMode.VECTOR:
+                ranked = ranking.vector_hits
             else:
-                ranked = vector_hits or text_hits
+                ranked = ranking.text_hits
             ranked = ranked[: query.top_k]
             hit_ids = [node_id for node_id, _ in ranked]
-            expanded, edges = await self._expand(
-                tx, user, hit_ids, depth, rel_types, query.direction, statuses
-            )
-            ids = hit_ids + [r["id"] for r in expanded]
-            nodes = await run_rows(tx, "queries/knowledge_by_ids", userId=user, ids=ids, withEmbedding=False)
-            by_id = {row["node"]["id"]: plain(row["node"]) for row in nodes}
-            vector_score = dict(vector_hits)
-            text_score = dict(text_hits)
+            found = await self._expand(tx, user, hit_ids, depth, rel_types, query.direction, statuses)
+            vector_score = dict(ranking.vector_hits)
+            text_score = dict(ranking.text_hits)
             hits = []
             for node_id, score in ranked:
-                hit: dict[str, Any] = {"node": by_id[node_id], "score": score}
+                hit: dict[str, Any] = {"node": found["hits"][node_id], "score": score}
                 if node_id in vector_score:
                     hit["vectorScore"] = vector_score[node_id]
                 if node_id in text_score:
                     hit["textScore"] = text_score[node_id]
                 hits.append(hit)
-            return {
-                "hits": hits,
-                "expanded": [
-                    {"node": by_id[r["id"]], "depth": r["depth"], "via": [_edge(v) for v in r["via"]]}
-                    for r in expanded
-                    if r["id"] in by_id
-                ],
-                "edges": [_edge(r["edge"]) for r in edges],
-                "plan": plan,
-            }
+            return {"hits": hits, "expanded": found["reached"], "edges": found["edges"], "plan": ranking.plan}
 
         return await self._db.read_tx(work)
 

@@ -65,9 +65,9 @@ def lucene_query(text: str, user_id: str, max_terms: int = 32) -> str | None:
 class VectorPlanConfig:
     """Thresholds of the vector plan (settings)."""
 
-    exact_max_notes: int = 2_000
-    oversample: float = 3.0
-    min_candidates: int = 50
+    exact_max_notes: int = 300
+    oversample: float = 1.5
+    min_candidates: int = 0
     ann_max_candidates: int = 5_000
 
 
@@ -101,60 +101,61 @@ class TenantSizes:
 
 
 @dataclass
-class VectorResult:
-    """Ranked (id, cosine) pairs and the plan that produced them."""
+class Ranking:
+    """Ranked (id, score) pairs of each half and the plan that produced the vector half."""
 
-    hits: list[tuple[str, float]]
+    vector_hits: list[tuple[str, float]]
+    text_hits: list[tuple[str, float]]
     plan: str
 
 
-async def vector_top_k(
+async def rank(
     tx: AsyncManagedTransaction,
     *,
     user_id: str,
-    vector: list[float],
-    top_k: int,
+    vector: list[float] | None,
+    text: str | None,
+    pool: int,
     filters: dict[str, Any],
     sizes: TenantSizes,
     config: VectorPlanConfig,
-) -> VectorResult:
-    """The user's true top-k notes by cosine, whatever their share of the index."""
-    mine, total = await sizes.get(tx, user_id)
-    params = {"userId": user_id, "vector": vector, "topK": top_k, **filters}
-    if mine == 0:
-        return VectorResult([], "empty")
+) -> Ranking:
+    """The user's true top-``pool`` notes by cosine and by Lucene relevance, in one query.
+
+    Vector scores are plain cosines; either half is empty when its input is ``None``.
+    """
+    lucene = lucene_query(text, user_id) if text else None
+    params = {
+        "userId": user_id,
+        "vector": vector,
+        "lucene": lucene,
+        "pool": pool,
+        "textCandidates": max(pool * 4, 50),
+        **filters,
+    }
+    mine, total = await sizes.get(tx, user_id) if vector is not None else (0, 0)
     share = mine / max(total, 1)
-    candidates = max(config.min_candidates, math.ceil(top_k / share * config.oversample))
-    if mine > config.exact_max_notes and candidates <= config.ann_max_candidates:
+    wanted = math.ceil(pool * config.oversample / share) if mine else 0
+    candidates = max(config.min_candidates, pool, wanted)
+    plan = "exact"
+    if vector is not None and mine > config.exact_max_notes and candidates <= config.ann_max_candidates:
         while True:
-            [row] = await run_rows(tx, "queries/knowledge_vector_ann", candidates=candidates, **params)
-            if row["matched"] >= top_k or candidates >= total:
-                hits = [(h["id"], cosine_from_score(h["score"])) for h in row["hits"]]
-                return VectorResult(hits, f"index({candidates})")
+            [row] = await run_rows(tx, "queries/knowledge_rank_index", candidates=candidates, **params)
+            if row["matched"] >= pool or candidates >= total:
+                return _ranking(row, f"index({candidates})")
             if candidates >= config.ann_max_candidates:
                 break
             candidates = min(config.ann_max_candidates, candidates * 4)
-    rows = await run_rows(tx, "queries/knowledge_vector_exact", **params)
-    return VectorResult([(r["id"], cosine_from_score(r["score"])) for r in rows], "exact")
+    [row] = await run_rows(tx, "queries/knowledge_rank_exact", **params)
+    return _ranking(row, plan if vector is not None else "fulltext")
 
 
-async def fulltext_top_k(
-    tx: AsyncManagedTransaction, *, user_id: str, text: str, top_k: int, filters: dict[str, Any]
-) -> list[tuple[str, float]]:
-    """The user's top-k notes by Lucene relevance."""
-    lucene = lucene_query(text, user_id)
-    if lucene is None:
-        return []
-    rows = await run_rows(
-        tx,
-        "queries/knowledge_fulltext",
-        lucene=lucene,
-        candidates=max(top_k * 4, 50),
-        userId=user_id,
-        topK=top_k,
-        **filters,
+def _ranking(row: dict[str, Any], plan: str) -> Ranking:
+    return Ranking(
+        vector_hits=[(h["id"], cosine_from_score(h["score"])) for h in row["vectorHits"]],
+        text_hits=[(h["id"], float(h["score"])) for h in row["textHits"]],
+        plan=plan,
     )
-    return [(r["id"], float(r["score"])) for r in rows]
 
 
 def reciprocal_rank_fusion(*rankings: list[tuple[str, float]], k: int = 60) -> list[tuple[str, float]]:

@@ -87,9 +87,9 @@ class Settings(BaseSettings):
         default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
     )
     search_exact_max_notes: int = Field(
-        default=2_000, ge=0, description="Users with at most this many notes are searched exactly."
+        default=300, ge=0, description="Users with at most this many notes are searched exactly."
     )
-    search_oversample: float = Field(default=3.0, ge=1.0, description="Index oversampling factor.")
+    search_oversample: float = Field(default=1.5, ge=1.0, description="Index oversampling factor.")
     search_ann_max_candidates: int = Field(
         default=5_000, ge=100, description="Most candidates asked of the vector index before an exact scan."
     )

@@ -12,7 +12,7 @@ import numpy as np
 from neo4j import AsyncManagedTransaction
 
 from graph.db import Database
-from graph.search import TenantSizes, VectorPlanConfig, VectorResult, vector_top_k
+from graph.search import Ranking, TenantSizes, VectorPlanConfig, rank
 from tests.integration.conftest import Caller, MakeCaller
 
 DIM = 384
@@ -51,13 +51,14 @@ def exact_top(vectors: np.ndarray, ids: list[str], query: np.ndarray, k: int) ->
     return [ids[i] for i in order]
 
 
-async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> VectorResult:
-    async def work(tx: AsyncManagedTransaction) -> VectorResult:
-        return await vector_top_k(
+async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> Ranking:
+    async def work(tx: AsyncManagedTransaction) -> Ranking:
+        return await rank(
             tx,
             user_id=user,
             vector=query.tolist(),
-            top_k=10,
+            text=None,
+            pool=10,
             filters=FILTERS,
             sizes=TenantSizes(0),
             config=config,
@@ -79,7 +80,7 @@ async def recall(
         result = await ranked(db, user, query, config)
         plans.add(result.plan.split("(")[0])
         truth = set(exact_top(vectors, ids, query, 10))
-        total += len(truth & {node_id for node_id, _ in result.hits}) / len(truth)
+        total += len(truth & {node_id for node_id, _ in result.vector_hits}) / len(truth)
     return total / len(queries), plans
 
 
@@ -127,9 +128,8 @@ async def test_scores_are_plain_cosines(make_caller: MakeCaller, db: Database) -
     vector[0] = 1.0
     await load(caller, np.array([vector]), "unit-")
     result = await ranked(db, caller.user_id, vector, VectorPlanConfig())
-    [(node_id, score)] = result.hits
+    [(node_id, score)] = result.vector_hits
     assert node_id == "unit-0"
     assert abs(score - 1.0) < 1e-4
     opposite = await ranked(db, caller.user_id, -vector, VectorPlanConfig())
-    assert abs(opposite.hits[0][1] + 1.0) < 1e-4
-
+    assert abs(opposite.vector_hits[0][1] + 1.0) < 1e-4
