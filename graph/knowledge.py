@@ -13,6 +13,7 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -56,14 +57,26 @@ NOTE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
 MAX_BATCH = 1_000
 
 
+#: Keys whose values the queries return as epoch milliseconds (cheaper to decode than
+#: the driver's DateTime objects); they leave the domain as ISO-8601 strings.
+TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt"})
+
+
+def iso_millis(epoch_millis: int) -> str:
+    """``2026-11-29T15:05:27.646+00:00``."""
+    return datetime.fromtimestamp(epoch_millis / 1000, UTC).isoformat(timespec="milliseconds")
+
+
 def plain(value: Any) -> Any:
-    """Neo4j values as JSON-friendly Python (temporal types to ISO strings)."""
+    """Neo4j values as JSON-friendly Python (times to ISO-8601 strings)."""
     if isinstance(value, DateTime | Date | Time):
         return value.to_native().isoformat()
     if isinstance(value, Duration):
         return str(value)
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        return {
+            k: iso_millis(v) if k in TIME_KEYS and isinstance(v, int) else plain(v) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value

@@ -21,5 +21,5 @@ FOREACH (_ IN CASE WHEN row.relType = 'SUPERSEDES' AND b.status = 'active' THEN 
 )
 RETURN row.index AS index, created, {
   type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-  createdAt: r.createdAt, source: r.source, confidence: r.confidence, note: r.note
+  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
 } AS edge

@@ -14,14 +14,15 @@ CALL (everyone) {
 }
 RETURN
   [h IN hits | h {
-    .id, .title, .content, .type, .source, .confidence, .status, .tags,
-    .createdAt, .updatedAt, .mergeCount,
+    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+    createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .similarity, .mergedAt
+      .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+      mergedAt: mn.mergedAt.epochMillis
     }]
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
   [r IN edges | {
     type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-    createdAt: r.createdAt, source: r.source, confidence: r.confidence, note: r.note
+    createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
   }] AS edges

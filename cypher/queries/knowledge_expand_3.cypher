@@ -21,16 +21,17 @@ CALL (hits) {
   RETURN collect({
     node: m,
     view: m {
-    .id, .title, .content, .type, .source, .confidence, .status, .tags,
-    .createdAt, .updatedAt, .mergeCount,
+    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+    createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
     merges: [(m)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .similarity, .mergedAt
+      .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+      mergedAt: mn.mergedAt.epochMillis
     }]
   },
     depth: nearest.depth,
     via: [v IN nearest.vias | {
     type: type(v), sourceId: startNode(v).id, targetId: endNode(v).id,
-    createdAt: v.createdAt, source: v.source, confidence: v.confidence, note: v.note
+    createdAt: v.createdAt.epochMillis, source: v.source, confidence: v.confidence, note: v.note
   }]
   }) AS reached
 }
@@ -43,14 +44,15 @@ CALL (everyone) {
 }
 RETURN
   [h IN hits | h {
-    .id, .title, .content, .type, .source, .confidence, .status, .tags,
-    .createdAt, .updatedAt, .mergeCount,
+    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+    createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .similarity, .mergedAt
+      .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+      mergedAt: mn.mergedAt.epochMillis
     }]
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
   [r IN edges | {
     type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-    createdAt: r.createdAt, source: r.source, confidence: r.confidence, note: r.note
+    createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
   }] AS edges
