@@ -64,6 +64,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             plan=VectorPlanConfig(
                 exact_max_notes=settings.search_exact_max_notes,
                 oversample=settings.search_oversample,
+                min_candidates=settings.search_min_candidates,
                 ann_max_candidates=settings.search_ann_max_candidates,
             ),
             sizes=TenantSizes(settings.tenant_size_cache_seconds),

@@ -110,6 +110,24 @@ def check_note_id(node_id: str, field: str = "id") -> str:
     return node_id
 
 
+def _new_node(row: dict[str, Any], stamp: str) -> dict[str, Any]:
+    """A freshly created note as the API shows it."""
+    return {
+        "id": row["id"],
+        "title": row["title"],
+        "content": row["content"],
+        "type": row["type"],
+        "source": row["source"],
+        "confidence": row["confidence"],
+        "status": KnowledgeStatus.ACTIVE.value,
+        "tags": row["tags"],
+        "createdAt": stamp,
+        "updatedAt": stamp,
+        "mergeCount": 0,
+        "merges": [],
+    }
+
+
 @dataclass
 class _Pending:
     index: int
@@ -249,8 +267,9 @@ class KnowledgeService:
             )
             outcome[p.index] = (target_id, False, target_id)
         common = {"userId": user, "role": principal.role.value, "agentId": principal.agent_id}
+        nodes: dict[str, dict[str, Any]] = {}
         if rows:
-            await run_rows(
+            created = await run_rows(
                 tx,
                 "queries/knowledge_create_batch",
                 rows=rows,
@@ -258,15 +277,18 @@ class KnowledgeService:
                 embeddingModel=self._embedder.model_id,
                 **common,
             )
+            # The new notes are known here; only their time comes from the database.
+            stamps = {r["id"]: iso_millis(r["createdAt"]) for r in created}
+            for row in rows:
+                nodes[row["id"]] = _new_node(row, stamps[row["id"]])
         if merge_rows:
             await run_rows(tx, "queries/knowledge_merge_into", merges=merge_rows, **common)
-        wanted = sorted({node_id for node_id, _, _ in outcome.values()})
-        nodes = {
-            row["node"]["id"]: plain(row["node"])
+        others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
+        if others:
             for row in await run_rows(
-                tx, "queries/knowledge_by_ids", userId=user, ids=wanted, withEmbedding=False
-            )
-        }
+                tx, "queries/knowledge_by_ids", userId=user, ids=others, withEmbedding=False
+            ):
+                nodes[row["node"]["id"]] = plain(row["node"])
         return [
             CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
             for i in range(len(pending))

