@@ -12,7 +12,8 @@ from fastapi import APIRouter, Depends, FastAPI
 from api.deps import Services, get_principal
 from api.errors import install_error_handlers
 from api.logging import RequestIdMiddleware, configure_logging
-from api.routes import health, knowledge, me, search
+from api.routes import health, knowledge, me, search, threads
+from graph.conversations import ConversationService
 from graph.db import Database
 from graph.embeddings import build_embedder
 from graph.errors import DatabaseUnavailable
@@ -69,6 +70,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             ),
             sizes=TenantSizes(settings.tenant_size_cache_seconds),
         ),
+        conversations=ConversationService(db),
     )
     log.info(
         "ready",
@@ -105,5 +107,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(me.router)
     v1.include_router(knowledge.router)
     v1.include_router(search.router)
+    v1.include_router(threads.router)
     app.include_router(v1)
     return app

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from graph.conversations import ConversationService
 from graph.db import Database
 from graph.embeddings import Embedder
 from graph.errors import Unauthenticated
@@ -25,6 +26,7 @@ class Services:
     embedder: Embedder
     api_keys: ApiKeys
     knowledge: KnowledgeService
+    conversations: ConversationService
 
 
 def get_services(request: Request) -> Services:

@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from graph.conversations import ContextType, NewMessage
+from graph.conversations import Role as MessageRole
 from graph.models import (
     Direction,
     EdgeType,
@@ -368,3 +370,78 @@ class SearchOut(OutModel):
 def dump(model: BaseModel) -> dict[str, Any]:
     """camelCase JSON without empty optional fields."""
     return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+# --- conversations -------------------------------------------------------------------------------
+class ThreadIn(CamelModel):
+    """A conversation thread to create."""
+
+    id: str | None = None
+    context_type: ContextType = ContextType.GENERAL
+    topic: str = Field(min_length=1, max_length=500)
+
+    @field_validator("topic")
+    @classmethod
+    def _topic(cls, value: str) -> str:
+        return _text(value, "topic")
+
+
+class ThreadOut(OutModel):
+    """A thread as the API shows it."""
+
+    id: str
+    context_type: ContextType
+    topic: str
+    message_count: int
+    created_at: str
+    updated_at: str
+    related_threads: list[str]
+
+
+class ThreadPageOut(OutModel):
+    """A page of threads, most recently active first."""
+
+    items: list[ThreadOut]
+    next_cursor: str | None = None
+
+
+class ThreadLinkIn(CamelModel):
+    """The other thread of a link."""
+
+    thread_id: str = Field(min_length=1, max_length=128)
+
+
+class MessageIn(CamelModel):
+    """A message to append."""
+
+    id: str | None = None
+    role: MessageRole
+    content: str = Field(min_length=1, max_length=100_000)
+    created_at: datetime | None = None
+
+    def to_domain(self) -> NewMessage:
+        """The domain's view of this message."""
+        return NewMessage(role=self.role, content=self.content, id=self.id, created_at=self.created_at)
+
+
+class MessagesIn(CamelModel):
+    """One or more messages, appended in order."""
+
+    messages: list[MessageIn] = Field(min_length=1, max_length=1_000)
+
+
+class MessageOut(OutModel):
+    """A message in its thread."""
+
+    id: str
+    role: MessageRole
+    content: str
+    seq: int
+    created_at: str
+
+
+class MessagePageOut(OutModel):
+    """Messages in order."""
+
+    items: list[MessageOut]
+    next_cursor: str | None = None

@@ -23,6 +23,16 @@ log = logging.getLogger(__name__)
 _NAMED = re.compile(
     r"CREATE\s+(?:(VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?(INDEX|CONSTRAINT)\s+(\w+)", re.IGNORECASE
 )
+#: The properties an index covers: ON n.p / ON (n.a, n.b) / ON EACH [n.a, n.b].
+_COVERS = re.compile(r"\bON\s+(?:EACH\s*\[([^\]]*)\]|\(([^)]*)\)|(\w+\.\w+))", re.IGNORECASE)
+
+
+def _covered(text: str) -> tuple[str, ...] | None:
+    match = _COVERS.search(text)
+    if match is None:
+        return None
+    listed = next(group for group in match.groups() if group is not None)
+    return tuple(part.strip().split(".", 1)[1] for part in listed.split(",") if "." in part)
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class SchemaObject:
     name: str
     kind: str  # "INDEX" or "CONSTRAINT"
     index_type: str | None  # VECTOR, FULLTEXT, ... for indexes
+    properties: tuple[str, ...] | None = None  # what an index covers
 
 
 def expected_schema() -> list[SchemaObject]:
@@ -42,7 +53,10 @@ def expected_schema() -> list[SchemaObject]:
         if match is None:
             raise ValueError(f"cypher/{name}.cypher creates no named index or constraint")
         index_type, kind, object_name = match.groups()
-        objects.append(SchemaObject(object_name, kind.upper(), index_type.upper() if index_type else None))
+        covers = _covered(cypher_text(name)) if kind.upper() == "INDEX" else None
+        objects.append(
+            SchemaObject(object_name, kind.upper(), index_type.upper() if index_type else None, covers)
+        )
     return objects
 
 
@@ -91,6 +105,11 @@ async def check_schema(db: Database, dimension: int) -> SchemaReport:
         if index is None:
             report.problems.append(f"index {wanted.name} is missing; run `ctxnet db migrate`")
             continue
+        if wanted.properties is not None and tuple(index.get("properties") or ()) != wanted.properties:
+            report.problems.append(
+                f"index {wanted.name} covers {list(index.get('properties') or [])} but this build needs "
+                f"{list(wanted.properties)}: drop it (DROP INDEX {wanted.name}) and run `ctxnet db migrate`"
+            )
         if index["state"] != "ONLINE":
             report.problems.append(f"index {wanted.name} is {index['state']}, not ONLINE yet")
         if wanted.index_type == "VECTOR":

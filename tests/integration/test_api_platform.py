@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 
 from graph.db import Database
 from graph.principals import ApiKeys, Role
 from tests.integration.conftest import MakeCaller
+from tests.support.servers import ApiProcess
 
 
 def test_health_needs_no_key(anonymous: httpx.Client) -> None:
@@ -88,3 +91,15 @@ def test_openapi_docs_are_served(anonymous: httpx.Client) -> None:
     spec = anonymous.get("/openapi.json").json()
     assert "/v1/me" in spec["paths"]
     assert "/ready" in spec["paths"]
+
+
+def test_api_key_mode_disabled_makes_every_caller_the_local_human(tmp_path: Path, api: ApiProcess) -> None:
+    local = ApiProcess(tmp_path / "api.log", {"CTXNET_API_KEY_MODE": "disabled"}).start()
+    try:
+        local.wait_ready()
+        me = httpx.get(f"{local.base_url}/v1/me")
+        assert me.status_code == 200
+        assert me.json()["userId"] == "local"
+        assert me.json()["role"] == "human"
+    finally:
+        local.stop()

@@ -183,3 +183,24 @@ async def test_ready_goes_503_while_neo4j_is_down_and_recovers_without_restart(
         assert os.path.exists(f"/proc/{pid}")
     finally:
         api.stop()
+
+
+async def test_an_index_with_an_old_definition_is_reported(
+    private_db: Database, private_neo4j: LocalNeo4j, private_settings: Settings
+) -> None:
+    from neo4j import GraphDatabase
+
+    await migrate(private_db, 384)
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_neo4j.bolt_url, auth=auth) as driver:
+        driver.execute_query("DROP INDEX knowledge_fulltext")
+        driver.execute_query(
+            "CREATE FULLTEXT INDEX knowledge_fulltext FOR (n:Knowledge) ON EACH [n.title, n.content]"
+        )
+    report = await check_schema(private_db, 384)
+    assert any("knowledge_fulltext covers ['title', 'content']" in p for p in report.problems), (
+        report.problems
+    )
+    await private_db.run_autocommit("queries/schema_drop_index", name="knowledge_fulltext")
+    await migrate(private_db, 384)
+    assert (await check_schema(private_db, 384)).ok

@@ -57,3 +57,25 @@ def test_status_of_a_never_started_runtime(tmp_path: Path) -> None:
     status = LocalNeo4j(_settings(tmp_path)).status()
     assert not status.running
     assert "stopped" in status.describe()
+
+
+def test_unreachable_maven_central_is_reported_with_the_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    mvn = fake_bin / "mvn"
+    mvn.write_text(
+        "#!/bin/sh\n"
+        "echo '[ERROR] Could not transfer artifact org.neo4j:neo4j:pom:5.26.30 from/to central: "
+        "repo.maven.apache.org: UnknownHostException'\n"
+        "exit 1\n"
+    )
+    mvn.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:/usr/bin:/bin")
+    local = LocalNeo4j(_settings(tmp_path / "data"))
+    with pytest.raises(Neo4jRuntimeError) as caught:
+        local.fetch()
+    assert "Maven could not reach Maven Central" in caught.value.message
+    assert str(local.logs / "fetch.log") in caught.value.message
+    assert not local.is_fetched()
