@@ -12,11 +12,13 @@ from fastapi import APIRouter, Depends, FastAPI
 from api.deps import Services, get_principal
 from api.errors import install_error_handlers
 from api.logging import RequestIdMiddleware, configure_logging
-from api.routes import health, knowledge, me, search, threads
+from api.routes import health, insights, knowledge, me, search, threads
 from graph.conversations import ConversationService
 from graph.db import Database
 from graph.embeddings import build_embedder
 from graph.errors import DatabaseUnavailable
+from graph.extractors import build_extractor
+from graph.insights import InsightService, Thresholds
 from graph.knowledge import KnowledgeService
 from graph.principals import ApiKeys
 from graph.schema import migrate
@@ -53,24 +55,37 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await db.close()
         log.critical("schema check failed: %s", exc)
         raise
+    plan = VectorPlanConfig(
+        exact_max_notes=settings.search_exact_max_notes,
+        oversample=settings.search_oversample,
+        min_candidates=settings.search_min_candidates,
+        ann_max_candidates=settings.search_ann_max_candidates,
+    )
+    knowledge_service = KnowledgeService(
+        db,
+        embedder,
+        dedupe_threshold=settings.dedupe_threshold,
+        plan=plan,
+        sizes=TenantSizes(settings.tenant_size_cache_seconds),
+    )
+    extractor = build_extractor(settings)
+    insight_service = InsightService(
+        db,
+        embedder,
+        extractor,
+        knowledge_service,
+        thresholds=Thresholds(settings.insight_valid_above, settings.insight_consolidate_above),
+        plan=plan,
+    )
+    await insight_service.fail_stale_jobs()
     app.state.services = Services(
         settings=settings,
         db=db,
         embedder=embedder,
         api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds),
-        knowledge=KnowledgeService(
-            db,
-            embedder,
-            dedupe_threshold=settings.dedupe_threshold,
-            plan=VectorPlanConfig(
-                exact_max_notes=settings.search_exact_max_notes,
-                oversample=settings.search_oversample,
-                min_candidates=settings.search_min_candidates,
-                ann_max_candidates=settings.search_ann_max_candidates,
-            ),
-            sizes=TenantSizes(settings.tenant_size_cache_seconds),
-        ),
+        knowledge=knowledge_service,
         conversations=ConversationService(db),
+        insights=insight_service,
     )
     log.info(
         "ready",
@@ -78,14 +93,17 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             "neo4j": settings.resolved_neo4j_uri,
             "embedder": embedder.model_id,
             "dimension": embedder.dimension,
+            "extractor": extractor.name,
         },
     )
     try:
         yield
     finally:
-        close = getattr(embedder, "close", None)
-        if close is not None:
-            await close()
+        await insight_service.wait_idle()
+        for client in (embedder, extractor):
+            close = getattr(client, "close", None)
+            if close is not None:
+                await close()
         await db.close()
 
 
@@ -108,5 +126,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(knowledge.router)
     v1.include_router(search.router)
     v1.include_router(threads.router)
+    v1.include_router(insights.router)
     app.include_router(v1)
     return app

@@ -12,6 +12,7 @@ from graph.conversations import ConversationService
 from graph.db import Database
 from graph.embeddings import Embedder
 from graph.errors import Unauthenticated
+from graph.insights import InsightService
 from graph.knowledge import KnowledgeService
 from graph.principals import ApiKeys, Principal, Role
 from graph.settings import Settings
@@ -27,6 +28,7 @@ class Services:
     api_keys: ApiKeys
     knowledge: KnowledgeService
     conversations: ConversationService
+    insights: InsightService
 
 
 def get_services(request: Request) -> Services:

@@ -11,7 +11,7 @@ import base64
 import json
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -59,7 +59,7 @@ MAX_BATCH = 1_000
 
 #: Keys whose values the queries return as epoch milliseconds (cheaper to decode than
 #: the driver's DateTime objects); they leave the domain as ISO-8601 strings.
-TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt"})
+TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt"})
 
 
 def iso_millis(epoch_millis: int) -> str:
@@ -174,9 +174,18 @@ class KnowledgeService:
         return [v for v in vectors if v is not None]
 
     async def create(
-        self, principal: Principal, notes: Sequence[NewNote], *, batch: bool
+        self,
+        principal: Principal,
+        notes: Sequence[NewNote],
+        *,
+        batch: bool,
+        then: Callable[[AsyncManagedTransaction, list[CreateResult]], Awaitable[None]] | None = None,
     ) -> list[CreateResult]:
-        """Create notes in one transaction; ids already present are returned unchanged."""
+        """Create notes in one transaction; ids already present are returned unchanged.
+
+        ``then`` runs inside the same transaction with the results (e.g. to record provenance),
+        so the notes and whatever it writes commit together.
+        """
         if len(notes) > MAX_BATCH:
             raise InvalidInput(f"at most {MAX_BATCH} notes per batch, got {len(notes)}", field="items")
 
@@ -196,7 +205,10 @@ class KnowledgeService:
         pending = [_Pending(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
 
         async def work(tx: AsyncManagedTransaction) -> list[CreateResult]:
-            return await self._create_tx(tx, principal, pending, field_prefix)
+            results = await self._create_tx(tx, principal, pending, field_prefix)
+            if then is not None:
+                await then(tx, results)
+            return results
 
         results = await self._db.write_tx(work)
         self._sizes.forget(principal.user_id)

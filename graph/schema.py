@@ -131,15 +131,22 @@ async def migrate(db: Database, dimension: int) -> SchemaReport:
     return report
 
 
+#: What ``reembed`` recomputes: notes (title + content) and insights (content).
+REEMBED_QUERIES = (
+    ("queries/reembed_knowledge_page", "queries/reembed_knowledge_set"),
+    ("queries/reembed_insight_page", "queries/reembed_insight_set"),
+)
+
+
 async def reembed(
     db: Database,
     embedder: Embedder,
     batch_size: int = 256,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Resize mismatched vector indexes and recompute every stale vector; returns notes done.
+    """Resize mismatched vector indexes and recompute every stale vector; returns nodes done.
 
-    Resumable: a note is done once its ``embeddingModel`` is the current embedder's.
+    Resumable: a node is done once its ``embeddingModel`` is the current embedder's.
     """
     report = await check_schema(db, embedder.dimension)
     for index, found in report.vector_dimensions.items():
@@ -148,14 +155,15 @@ async def reembed(
             await db.run_autocommit("queries/schema_drop_index", name=index)
     await apply_schema(db, embedder.dimension)
     done = 0
-    while True:
-        page = await db.read("queries/reembed_knowledge_page", model=embedder.model_id, limit=batch_size)
-        if not page:
-            return done
-        texts = [f"{row['title']}\n{row['content']}" for row in page]
-        vectors = await embedder.embed(texts)
-        rows = [{"elementId": row["elementId"], "embedding": v} for row, v in zip(page, vectors, strict=True)]
-        await db.write("queries/reembed_knowledge_set", rows=rows, model=embedder.model_id)
-        done += len(rows)
-        if progress is not None:
-            progress(len(rows))
+    for page_query, set_query in REEMBED_QUERIES:
+        while True:
+            page = await db.read(page_query, model=embedder.model_id, limit=batch_size)
+            if not page:
+                break
+            vectors = await embedder.embed([row["text"] for row in page])
+            rows = [{"elementId": r["elementId"], "embedding": v} for r, v in zip(page, vectors, strict=True)]
+            await db.write(set_query, rows=rows, model=embedder.model_id)
+            done += len(rows)
+            if progress is not None:
+                progress(len(rows))
+    return done

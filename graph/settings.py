@@ -98,6 +98,24 @@ class Settings(BaseSettings):
     )
     tenant_size_cache_seconds: float = Field(default=30.0, ge=0)
 
+    # --- conversation memory -------------------------------------------------------
+    extractor: Literal["auto", "llm", "rules"] = Field(
+        default="auto", description="auto: the LLM when CTXNET_LLM_MODEL is set, else the offline rules."
+    )
+    llm_model: str | None = Field(default=None, description="Chat model for insight extraction.")
+    llm_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (Ollama, vLLM, ...)."
+    )
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = 60.0
+    llm_max_retries: int = Field(default=4, ge=0, le=20)
+    insight_valid_above: float = Field(
+        default=0.7, ge=0, le=1, description="Feedback loop keeps insights above."
+    )
+    insight_consolidate_above: float = Field(
+        default=0.8, ge=0, le=1, description="Consolidation keeps insights above."
+    )
+
     # --- the HTTP API ------------------------------------------------------------
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8000, ge=1, le=65535)
@@ -110,6 +128,12 @@ class Settings(BaseSettings):
     )
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"
+
+    @model_validator(mode="after")
+    def _llm_extractor_needs_a_model(self) -> Settings:
+        if self.extractor == "llm" and not self.llm_model:
+            raise ValueError("CTXNET_LLM_MODEL must be set when CTXNET_EXTRACTOR=llm")
+        return self
 
     @model_validator(mode="after")
     def _openai_embedder_needs_a_dimension(self) -> Settings:

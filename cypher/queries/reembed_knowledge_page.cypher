@@ -1,5 +1,5 @@
 // Notes whose embedding was not made by the current embedder (resumable re-embedding).
 MATCH (n:Knowledge)
 WHERE n.embeddingModel IS NULL OR n.embeddingModel <> $model
-RETURN elementId(n) AS elementId, n.title AS title, n.content AS content
+RETURN elementId(n) AS elementId, n.title + '\n' + n.content AS text
 LIMIT $limit

@@ -144,12 +144,32 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
         api.stop()
     assert "ctxnet db reembed" in api.log()
 
-    # Re-embedding resizes the index; then the schema fits again.
+    # Re-embedding resizes the indexes and recomputes the old vectors; then the schema fits again.
+    from neo4j import GraphDatabase
+
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query(
+            "CREATE (:Knowledge {userId: 'old', id: 'k', title: 'Old note', content: 'From the 8-dim days.', "
+            "status: 'active', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'}), "
+            "(:Insight {userId: 'old', key: 'x', id: 'i', content: 'An old insight.', "
+            "embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'})"
+        )
     embedder = LocalEmbedder()
-    await reembed(private_db, embedder)
+    assert await reembed(private_db, embedder) == 2
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        sizes, _, _ = driver.execute_query(
+            "MATCH (n) WHERE n.userId = 'old' RETURN labels(n)[0] AS label, size(n.embedding) AS size, "
+            "n.embeddingModel AS model ORDER BY label"
+        )
+        driver.execute_query("MATCH (n) WHERE n.userId = 'old' DETACH DELETE n")
+    assert [(r["label"], r["size"], r["model"]) for r in sizes] == [
+        ("Insight", 384, embedder.model_id),
+        ("Knowledge", 384, embedder.model_id),
+    ]
     report = await check_schema(private_db, 384)
     assert report.ok, report.problems
-    assert report.vector_dimensions == {"knowledge_embedding": 384}
+    assert report.vector_dimensions == {"knowledge_embedding": 384, "insight_embedding": 384}
 
 
 async def test_ready_goes_503_while_neo4j_is_down_and_recovers_without_restart(

@@ -24,6 +24,20 @@ def fake_vector(text: str, dimension: int) -> list[float]:
     return (vector / np.linalg.norm(vector)).tolist()
 
 
+def chat_answer(content: str) -> dict[str, Any]:
+    """A chat completion whose message is ``content``."""
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "stub",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
+
+
 class OpenAIStub:
     """Serves ``POST /v1/embeddings``; ``script`` holds (status, body) answers to give first."""
 
@@ -70,6 +84,8 @@ class OpenAIStub:
                 ],
                 "usage": {"prompt_tokens": 0, "total_tokens": 0},
             }
+        if path.endswith("/chat/completions"):
+            return chat_answer('{"insights": []}')
         return {"error": {"message": f"no stub for {path}"}}
 
     @property

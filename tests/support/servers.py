@@ -12,11 +12,18 @@ from pathlib import Path
 import httpx
 
 
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port nothing listens on right now, never the same one twice in a process."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
 
 
 class ApiProcess:

@@ -1,0 +1,7 @@
+// Cross-session recall, exact plan: a user's insights most similar to the query.
+MATCH (i:Insight)
+WHERE i.userId = $userId
+WITH i, vector.similarity.cosine(i.embedding, $vector) AS score
+ORDER BY score DESC, i.id
+LIMIT $limit
+RETURN i {.id, .threadId, .type, .content, .confidence, .extractor} AS insight, score

@@ -1,0 +1,9 @@
+// Record that knowledge notes came from insights (provenance), and refresh updated notes.
+UNWIND $rows AS row
+MATCH (k:Knowledge {userId: $userId, id: row.knowledgeId})
+MATCH (i:Insight {userId: $userId, id: row.insightId})
+MERGE (k)-[d:DERIVED_FROM]->(i)
+  ON CREATE SET d.createdAt = datetime()
+SET k.confidence = CASE WHEN row.updated AND i.confidence > k.confidence THEN i.confidence ELSE k.confidence END,
+    k.updatedAt = CASE WHEN row.updated THEN datetime() ELSE k.updatedAt END
+RETURN count(d) AS linked
