@@ -1,5 +1,7 @@
-"""``python -m bench``: every benchmark, one after the other."""
+"""``python -m bench``: every benchmark, one after the other (about 20 minutes on 2 cores)."""
 
-from bench import platform
+from bench import conversations, knowledge, platform
 
 platform.main()
+knowledge.main()
+conversations.main()

@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     )
     search_oversample: float = Field(default=1.5, ge=1.0, description="Index oversampling factor.")
     search_min_candidates: int = Field(
-        default=64, ge=1, description="Fewest candidates asked of the vector index (recall at small k)."
+        default=100, ge=1, description="Fewest candidates asked of the vector index (recall at small k)."
     )
     search_ann_max_candidates: int = Field(
         default=5_000, ge=100, description="Most candidates asked of the vector index before an exact scan."

@@ -151,7 +151,8 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
         driver.execute_query(
             "CREATE (:Knowledge {userId: 'old', id: 'k', title: 'Old note', content: 'From the 8-dim days.', "
-            "status: 'active', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'}), "
+            "status: 'active', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "
+            "embeddingModel: 'old-8'}), "
             "(:Insight {userId: 'old', key: 'x', id: 'i', content: 'An old insight.', "
             "embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'})"
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,8 +42,10 @@ def chat_answer(content: str) -> dict[str, Any]:
 class OpenAIStub:
     """Serves ``POST /v1/embeddings``; ``script`` holds (status, body) answers to give first."""
 
-    def __init__(self, dimension: int = 8) -> None:
+    def __init__(self, dimension: int = 8, echo_insights: int = 0) -> None:
         self.dimension = dimension
+        #: When > 0, unscripted chat answers report that many insights from the prompt's messages.
+        self.echo_insights = echo_insights
         self.script: deque[tuple[int, Any]] = deque()
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -85,7 +88,13 @@ class OpenAIStub:
                 "usage": {"prompt_tokens": 0, "total_tokens": 0},
             }
         if path.endswith("/chat/completions"):
-            return chat_answer('{"insights": []}')
+            transcript = body["messages"][-1]["content"] if body.get("messages") else ""
+            lines = re.findall(r"^\[([^\]]+)\] (\w+): (.*)$", transcript, flags=re.M)[: self.echo_insights]
+            insights = [
+                {"type": "fact", "content": text[:200], "confidence": 0.9, "messageId": mid}
+                for mid, _role, text in lines
+            ]
+            return chat_answer(json.dumps({"insights": insights}))
         return {"error": {"message": f"no stub for {path}"}}
 
     @property

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import httpx
 
-
 _handed_out: set[int] = set()
 
 
