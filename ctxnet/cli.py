@@ -15,7 +15,7 @@ from ctxnet.neo4j_server import LocalNeo4j
 from graph.db import Database
 from graph.embeddings import build_embedder, embedder_dimension
 from graph.errors import ContextNetworkError, Unauthenticated
-from graph.principals import ApiKeys, Role
+from graph.principals import ApiKeys, Principal, Role
 from graph.schema import check_schema, migrate, reembed
 from graph.settings import Settings, get_settings
 from graph.users import forget_user
@@ -27,10 +27,14 @@ neo4j_app = typer.Typer(help="The project's own local Neo4j server.", no_args_is
 db_app = typer.Typer(help="The database schema.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys (stored hashed in Neo4j).", no_args_is_help=True)
 users_app = typer.Typer(help="Whole-user operations.", no_args_is_help=True)
+threads_app = typer.Typer(
+    help="Conversation memory: extraction, feedback loop, consolidation.", no_args_is_help=True
+)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(users_app, name="users")
+app.add_typer(threads_app, name="threads")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -235,6 +239,70 @@ def users_forget(
         return await _with_db(settings, lambda db: forget_user(db, user))
 
     typer.echo(f"deleted {_run(work)} nodes of user {user}")
+
+
+# --- ctxnet threads ----------------------------------------------------------------------------
+def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
+    """Run one pipeline step for a user's thread in this process (no API needed)."""
+    from graph.extractors import build_extractor
+    from graph.insights import InsightService, Thresholds
+    from graph.knowledge import KnowledgeService
+
+    async def work(settings: Settings) -> dict[str, int]:
+        embedder = build_embedder(settings)
+        extractor = build_extractor(settings)
+
+        async def inner(db: Database) -> dict[str, int]:
+            await migrate(db, embedder.dimension)
+            knowledge = KnowledgeService(db, embedder, dedupe_threshold=settings.dedupe_threshold)
+            thresholds = Thresholds(settings.insight_valid_above, settings.insight_consolidate_above)
+            service = InsightService(db, embedder, extractor, knowledge, thresholds=thresholds)
+            principal = Principal(user_id=user, role=Role.HUMAN)
+            if step == "extract":
+                return await service.extract(principal, thread)
+            if step == "feedback-loop":
+                return await service.feedback_loop(principal, thread)
+            return await service.consolidate(principal, thread)
+
+        try:
+            return await _with_db(settings, inner)
+        finally:
+            close = getattr(extractor, "close", None)
+            if close is not None:
+                await close()
+
+    return _run(work)
+
+
+def _print_counts(counts: dict[str, int]) -> None:
+    typer.echo("  ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+@threads_app.command("extract")
+def threads_extract(
+    user: Annotated[str, typer.Option(help="The thread's user.")],
+    thread: Annotated[str, typer.Option(help="The thread id.")],
+) -> None:
+    """Extract a thread's insights (idempotent)."""
+    _print_counts(_run_pipeline(user, thread, "extract"))
+
+
+@threads_app.command("feedback-loop")
+def threads_feedback_loop(
+    user: Annotated[str, typer.Option(help="The thread's user.")],
+    thread: Annotated[str, typer.Option(help="The thread id.")],
+) -> None:
+    """Extract, keep confident insights, update or create the user's knowledge."""
+    _print_counts(_run_pipeline(user, thread, "feedback-loop"))
+
+
+@threads_app.command("consolidate")
+def threads_consolidate(
+    user: Annotated[str, typer.Option(help="The thread's user.")],
+    thread: Annotated[str, typer.Option(help="The thread id.")],
+) -> None:
+    """Turn a thread's high-confidence insights into permanent knowledge."""
+    _print_counts(_run_pipeline(user, thread, "consolidate"))
 
 
 # --- ctxnet serve ----------------------------------------------------------------------------

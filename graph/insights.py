@@ -25,10 +25,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
+from tenacity import (
+    AsyncRetrying,
+    before_sleep_log,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from graph.db import Database, run_rows
 from graph.embeddings import Embedder
-from graph.errors import ContextNetworkError, InvalidInput, NotFound
+from graph.errors import ContextNetworkError, DatabaseUnavailable, InvalidInput, NotFound
 from graph.extractors import ExtractedInsight, Extractor, InsightType, ThreadMessage
 from graph.knowledge import KnowledgeService, plain
 from graph.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
@@ -38,6 +45,7 @@ from graph.search import VectorPlanConfig, cosine_from_score
 log = logging.getLogger(__name__)
 
 JOB_KINDS = ("extract", "feedback-loop")
+JOB_ATTEMPTS = 4
 _KNOWLEDGE_TYPE = {
     InsightType.PREFERENCE: KnowledgeType.FACT,
     InsightType.FACT: KnowledgeType.FACT,
@@ -108,11 +116,20 @@ class InsightService:
 
     async def _run(self, principal: Principal, job_id: str, kind: str, thread_id: str) -> None:
         await self._set(job_id, "running")
+        step = self.extract if kind == "extract" else self.feedback_loop
+        # Both steps are idempotent, so a job outlasts deadlocks on hot notes (many insights
+        # folding into one note at once) and short outages that the driver's own retries don't.
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(DatabaseUnavailable),
+            stop=stop_after_attempt(JOB_ATTEMPTS),
+            wait=wait_random_exponential(multiplier=1, max=10),
+            before_sleep=before_sleep_log(log, logging.WARNING),
+            reraise=True,
+        )
         try:
-            if kind == "extract":
-                counts = await self.extract(principal, thread_id)
-            else:
-                counts = await self.feedback_loop(principal, thread_id)
+            async for attempt in retrying:
+                with attempt:
+                    counts = await step(principal, thread_id)
         except ContextNetworkError as exc:
             await self._set(job_id, "failed", error=exc.message)
             return

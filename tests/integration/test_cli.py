@@ -68,3 +68,26 @@ def test_db_migrate_is_idempotent(neo4j_server: None) -> None:
         done = ctxnet("db", "migrate")
         assert done.returncode == 0, done.stderr
         assert "schema up to date" in done.stdout
+
+
+async def test_the_feedback_loop_runs_from_the_command_line(db: Database, api: ApiProcess) -> None:
+    from graph.principals import ApiKeys, Role
+
+    user = f"cli-{uuid.uuid4().hex[:10]}"
+    _, key = await ApiKeys(db).create(user, Role.HUMAN)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with httpx.AsyncClient(base_url=api.base_url, headers=headers) as http:
+            await http.post("/v1/threads", json={"id": "t", "topic": "Editors"})
+            message = {"id": "m1", "role": "user", "content": "I prefer dark mode in every editor."}
+            await http.post("/v1/threads/t/messages", json={"messages": [message]})
+        done = ctxnet("threads", "feedback-loop", "--user", user, "--thread", "t")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "extracted=1  valid=1  created=1  updated=0"
+        again = ctxnet("threads", "consolidate", "--user", user, "--thread", "t")
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip().splitlines()[-1] == "consolidated=0  created=0  updated=0"  # 0.75 < 0.8
+        missing = ctxnet("threads", "extract", "--user", user, "--thread", "nope")
+        assert missing.returncode == 1 and "no thread" in missing.stderr
+    finally:
+        await forget_user(db, user)
