@@ -38,6 +38,12 @@ def neo4j_server(settings: Settings) -> Iterator[None]:
         return
     local = LocalNeo4j(settings)
     if local.pid() is None and local.port_answers(settings.neo4j_bolt_port):
+        if settings.resolved_neo4j_password() is None:
+            pytest.exit(
+                f"port {settings.neo4j_bolt_port} is served by a Neo4j this checkout did not start and "
+                "has no password for; stop it, or set CTXNET_NEO4J_BOLT_PORT/_HTTP_PORT (or _PASSWORD)",
+                returncode=2,
+            )
         yield  # a Neo4j we did not start already serves this port: use it, leave it running
         return
     started = local.start()
