@@ -5,9 +5,17 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import statistics
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.settings import Settings
+from tests.support.servers import free_port
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -69,3 +77,32 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
+
+
+@contextmanager
+def private_neo4j(prefix: str) -> Iterator[tuple[Settings, dict[str, str], LocalNeo4j]]:
+    """A Neo4j of its own (temporary folder, free ports, the project's jars), not started yet.
+
+    Yields its settings, the CTXNET_* environment an API process needs to use it, and the
+    runtime; stops it and removes the folder afterwards.
+    """
+    project = Settings()
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    settings = Settings(
+        data_dir=folder,
+        neo4j_bolt_port=free_port(),
+        neo4j_http_port=free_port(),
+        neo4j_dist_dir=project.neo4j_dist_dir or project.neo4j_home / "lib",
+    )
+    env = {
+        "CTXNET_DATA_DIR": str(folder),
+        "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+        "CTXNET_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+        "CTXNET_LOG_LEVEL": "WARNING",
+    }
+    local = LocalNeo4j(settings)
+    try:
+        yield settings, env, local
+    finally:
+        local.stop()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -11,21 +11,17 @@ On a private Neo4j, with the API in its own process:
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.common import machine, save
-from ctxnet.neo4j_server import LocalNeo4j
+from bench.common import machine, private_neo4j, save
 from graph.db import Database
 from graph.principals import ApiKeys, Role
 from graph.settings import Settings
 from tests.support.openai_stub import OpenAIStub
-from tests.support.servers import ApiProcess, free_port
+from tests.support.servers import ApiProcess
 
 TOPICS = [
     "billing",
@@ -154,23 +150,10 @@ async def consolidation(api: ApiProcess, settings: Settings, threads: int = 500)
 
 def main(threads: int = 1_000) -> dict[str, Any]:
     """Run on a private Neo4j and save the figures."""
-    project = Settings()
-    folder = Path(tempfile.mkdtemp(prefix="ctxnet-bench-conv-"))
-    settings = Settings(
-        data_dir=folder,
-        neo4j_bolt_port=free_port(),
-        neo4j_http_port=free_port(),
-        neo4j_dist_dir=project.neo4j_dist_dir or project.neo4j_home / "lib",
-    )
-    base_env = {
-        "CTXNET_DATA_DIR": str(folder),
-        "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-        "CTXNET_LOG_LEVEL": "WARNING",
-    }
-    local = LocalNeo4j(settings)
-    local.start()
     figures: dict[str, Any] = {}
-    try:
+    with private_neo4j("ctxnet-bench-conv-") as (settings, base_env, local):
+        local.start()
+        folder = settings.data_dir
         rules = ApiProcess(folder / "rules.log", {**base_env, "CTXNET_EXTRACTOR": "rules"}).start()
         try:
             rules.wait_ready()
@@ -191,9 +174,6 @@ def main(threads: int = 1_000) -> dict[str, Any]:
                 print("consolidation:", figures["consolidation"], flush=True)
             finally:
                 llm.stop()
-    finally:
-        local.stop()
-        shutil.rmtree(folder, ignore_errors=True)
     path = save("conversations", figures)
     print(f"conversation figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     return figures

@@ -16,23 +16,19 @@ dimensions would all be near-orthogonal and make any index look bad.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 from neo4j import GraphDatabase
 
-from bench.common import machine, save, summary_ms
-from ctxnet.neo4j_server import LocalNeo4j
+from bench.common import machine, private_neo4j, save, summary_ms
 from graph.db import Database
 from graph.principals import ApiKeys, Role
 from graph.settings import Settings
 from graph.users import forget_user
-from tests.support.servers import ApiProcess, free_port
+from tests.support.servers import ApiProcess
 
 DIM = 384
 TOPICS = 200
@@ -266,37 +262,22 @@ def bench_dedupe(settings: Settings, api: ApiProcess, corpus: Corpus) -> float:
 
 def main(scales: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
     """Run every scale in one private Neo4j and save the figures."""
-    project = Settings()
     results: dict[str, Any] = {}
     for scale in scales:
-        folder = Path(tempfile.mkdtemp(prefix="ctxnet-bench-knowledge-"))
-        settings = Settings(
-            data_dir=folder,
-            neo4j_bolt_port=free_port(),
-            neo4j_http_port=free_port(),
-            neo4j_dist_dir=project.neo4j_dist_dir or project.neo4j_home / "lib",
-        )
-        env = {
-            "CTXNET_DATA_DIR": str(folder),
-            "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "CTXNET_LOG_LEVEL": "WARNING",
-        }
-        local = LocalNeo4j(settings)
-        local.start()
-        api = ApiProcess(folder / "api.log", env).start()
-        try:
-            api.wait_ready()
-            corpus = Corpus(seed=scale)
-            results[f"{scale}"] = bench_scale(scale, settings, api, corpus, str(scale))
-            if scale == scales[-1]:
-                results[f"{scale}"]["api_batch_create_dedupe_on_notes_per_s"] = bench_dedupe(
-                    settings, api, corpus
-                )
-            print(f"{scale}: {results[str(scale)]}", flush=True)
-        finally:
-            api.stop()
-            local.stop()
-            shutil.rmtree(folder, ignore_errors=True)
+        with private_neo4j("ctxnet-bench-knowledge-") as (settings, env, local):
+            local.start()
+            api = ApiProcess(settings.data_dir / "api.log", env).start()
+            try:
+                api.wait_ready()
+                corpus = Corpus(seed=scale)
+                results[f"{scale}"] = bench_scale(scale, settings, api, corpus, str(scale))
+                if scale == scales[-1]:
+                    results[f"{scale}"]["api_batch_create_dedupe_on_notes_per_s"] = bench_dedupe(
+                        settings, api, corpus
+                    )
+                print(f"{scale}: {results[str(scale)]}", flush=True)
+            finally:
+                api.stop()
     path = save("knowledge", results)
     print(f"knowledge figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     return results

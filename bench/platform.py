@@ -6,19 +6,14 @@ disturbs the project's own; the jars are shared with it.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.common import machine, rss_mib, save, summary_ms
-from ctxnet.neo4j_server import LocalNeo4j
+from bench.common import machine, private_neo4j, rss_mib, save, summary_ms
 from graph.embeddings import LocalEmbedder
-from graph.settings import Settings
-from tests.support.servers import ApiProcess, free_port
+from tests.support.servers import ApiProcess
 
 SENTENCES = [
     "The deployment pipeline runs integration tests against a real Neo4j before release.",
@@ -67,29 +62,15 @@ def _wait_ready(url: str, timeout: float = 180) -> None:
     raise RuntimeError(f"{url} not ready after {timeout}s")
 
 
-def bench_cold_start(project: Settings) -> dict[str, Any]:
+def bench_cold_start() -> dict[str, Any]:
     """Seconds from launching Neo4j (first start, then a restart) to the API's /ready = 200."""
-    folder = Path(tempfile.mkdtemp(prefix="ctxnet-bench-"))
-    settings = Settings(
-        data_dir=folder,
-        neo4j_bolt_port=free_port(),
-        neo4j_http_port=free_port(),
-        neo4j_dist_dir=project.neo4j_dist_dir or project.neo4j_home / "lib",
-    )
-    env = {
-        "CTXNET_DATA_DIR": str(folder),
-        "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-        "CTXNET_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
-        "CTXNET_LOG_LEVEL": "WARNING",
-    }
-    local = LocalNeo4j(settings)
     figures: dict[str, Any] = {}
-    try:
+    with private_neo4j("ctxnet-bench-platform-") as (settings, env, local):
         for label in ("first_start", "restart"):
             t0 = time.perf_counter()
             local.start()
             neo4j_s = time.perf_counter() - t0
-            api = ApiProcess(folder / f"api-{label}.log", env).start()
+            api = ApiProcess(settings.data_dir / f"api-{label}.log", env).start()
             try:
                 _wait_ready(f"{api.base_url}/ready")
                 total_s = time.perf_counter() - t0
@@ -102,16 +83,12 @@ def bench_cold_start(project: Settings) -> dict[str, Any]:
             finally:
                 api.stop()
             local.stop()
-    finally:
-        local.stop()
-        shutil.rmtree(folder, ignore_errors=True)
     return figures
 
 
 def main() -> dict[str, Any]:
     """Run the platform benchmarks and save them."""
-    project = Settings()
-    figures = {"embedder": bench_embedder(), "cold_start": bench_cold_start(project)}
+    figures = {"embedder": bench_embedder(), "cold_start": bench_cold_start()}
     path = save("platform", figures)
     print(f"platform figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     emb = figures["embedder"]

@@ -145,6 +145,18 @@ def _is_retryable(exc: BaseException) -> bool:
     return False
 
 
+def openai_retrying(max_retries: int, backoff_seconds: float) -> AsyncRetrying:
+    """Retries for calls to an OpenAI-compatible endpoint: 429, 5xx and connection errors only,
+    jittered exponential backoff, a log line before each sleep, the last error re-raised."""
+    return AsyncRetrying(
+        retry=retry_if_exception(_is_retryable),
+        stop=stop_after_attempt(max_retries + 1),
+        wait=wait_random_exponential(multiplier=backoff_seconds, max=20),
+        before_sleep=before_sleep_log(log, logging.WARNING),
+        reraise=True,
+    )
+
+
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, ...)."""
 
@@ -183,15 +195,8 @@ class OpenAIEmbedder:
         return self._dimension
 
     async def _embed_batch(self, texts: Sequence[str]) -> list[Vector]:
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(_is_retryable),
-            stop=stop_after_attempt(self._max_retries + 1),
-            wait=wait_random_exponential(multiplier=self._backoff, max=20),
-            before_sleep=before_sleep_log(log, logging.WARNING),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
+            async for attempt in openai_retrying(self._max_retries, self._backoff):
                 with attempt:
                     response = await self._client.embeddings.create(model=self._model, input=list(texts))
         except openai.OpenAIError as exc:

@@ -20,15 +20,8 @@ from typing import Any, Protocol
 
 import openai
 from pydantic import BaseModel, Field, ValidationError
-from tenacity import (
-    AsyncRetrying,
-    before_sleep_log,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_random_exponential,
-)
 
-from graph.embeddings import _is_retryable
+from graph.embeddings import openai_retrying
 from graph.errors import ContextNetworkError
 from graph.settings import Settings
 
@@ -187,15 +180,8 @@ class LLMExtractor:
         return f"llm:{self._model}"
 
     async def _ask(self, conversation: list[Any]) -> str:
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(_is_retryable),
-            stop=stop_after_attempt(self._max_retries + 1),
-            wait=wait_random_exponential(multiplier=self._backoff, max=20),
-            before_sleep=before_sleep_log(log, logging.WARNING),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
+            async for attempt in openai_retrying(self._max_retries, self._backoff):
                 with attempt:
                     response = await self._client.chat.completions.create(
                         model=self._model,

@@ -9,8 +9,9 @@ query here picks one of two plans from the user's share of the index:
   all filters applied first. Exact by construction; used when the user has few notes,
   or when their share is so small that the index would have to be oversampled beyond
   ``ann_max_candidates``.
-* **oversampled index**: ask the index for ``top_k / share * oversample`` candidates,
-  keep the user's that pass the filters, re-rank them by exact cosine. If fewer than
+* **oversampled index**: ask the index for ``top_k / share * oversample`` candidates (at
+  least ``min_candidates``: HNSW recall falls at small k), keep the user's that pass the
+  filters, re-rank them by exact cosine. If fewer than
   ``top_k`` survive (selective filters), ask again with four times as many, and fall
   back to the exact plan once the cap is reached, so every user gets a true top-k.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
@@ -29,7 +29,7 @@ from graph.models import EdgeType, KnowledgeSource, KnowledgeStatus, KnowledgeTy
 
 router = APIRouter(tags=["knowledge"])
 
-NoteId = Annotated[str, "a note id"]
+NoteId = Annotated[str, Path(description="The note's id.")]
 
 
 @router.post(
