@@ -53,6 +53,15 @@ class NewMessage:
     created_at: datetime | None = None
 
 
+async def require_thread(db: Database, user_id: str, thread_id: str, field: str = "id") -> dict[str, Any]:
+    """The user's thread, or :class:`NotFound` naming ``field``."""
+    rows = await db.read("queries/threads_by_ids", userId=user_id, ids=[thread_id])
+    if not rows:
+        raise NotFound(f"no thread {thread_id!r}", field=field)
+    thread: dict[str, Any] = plain(rows[0]["thread"])
+    return thread
+
+
 class ConversationService:
     """Threads and messages of the calling user."""
 
@@ -86,11 +95,7 @@ class ConversationService:
 
     async def get_thread(self, principal: Principal, thread_id: str) -> dict[str, Any]:
         """One thread with its related threads."""
-        rows = await self._db.read("queries/threads_by_ids", userId=principal.user_id, ids=[thread_id])
-        if not rows:
-            raise NotFound(f"no thread {thread_id!r}", field="id")
-        thread: dict[str, Any] = plain(rows[0]["thread"])
-        return thread
+        return await require_thread(self._db, principal.user_id, thread_id)
 
     async def list_threads(
         self,
@@ -129,17 +134,12 @@ class ConversationService:
         """Relate (or unrelate) two of the caller's threads."""
         if thread_id == other_id:
             raise InvalidInput("a thread cannot be linked to itself", field="threadId")
-        await self._must_exist(principal, thread_id, "id")
-        await self._must_exist(principal, other_id, "threadId")
+        await require_thread(self._db, principal.user_id, thread_id, "id")
+        await require_thread(self._db, principal.user_id, other_id, "threadId")
         query = "queries/thread_unlink" if remove else "queries/thread_link"
         rows = await self._db.write(query, userId=principal.user_id, id=thread_id, otherId=other_id)
         if remove and (not rows or rows[0]["unlinked"] == 0):
             raise NotFound(f"threads {thread_id!r} and {other_id!r} are not linked", field="threadId")
-
-    async def _must_exist(self, principal: Principal, thread_id: str, field: str) -> None:
-        rows = await self._db.read("queries/threads_by_ids", userId=principal.user_id, ids=[thread_id])
-        if not rows:
-            raise NotFound(f"no thread {thread_id!r}", field=field)
 
     async def append(
         self, principal: Principal, thread_id: str, messages: Sequence[NewMessage]

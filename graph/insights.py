@@ -33,6 +33,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from graph.conversations import require_thread
 from graph.db import Database, run_rows
 from graph.embeddings import Embedder
 from graph.errors import ContextNetworkError, DatabaseUnavailable, InvalidInput, NotFound
@@ -104,7 +105,7 @@ class InsightService:
         """Queue extraction or the feedback loop for a thread; returns the job id."""
         if kind not in JOB_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(JOB_KINDS)}", field="kind")
-        await self._messages(principal, thread_id)  # 404 now rather than a failed job later
+        await require_thread(self._db, principal.user_id, thread_id)  # 404 now, not a failed job later
         job_id = sortable_id()
         await self._db.write(
             "queries/job_create", id=job_id, userId=principal.user_id, kind=kind, threadId=thread_id
@@ -172,9 +173,7 @@ class InsightService:
 
     # --- the pipeline ------------------------------------------------------------------------------
     async def _messages(self, principal: Principal, thread_id: str) -> list[ThreadMessage]:
-        rows = await self._db.read("queries/threads_by_ids", userId=principal.user_id, ids=[thread_id])
-        if not rows:
-            raise NotFound(f"no thread {thread_id!r}", field="id")
+        await require_thread(self._db, principal.user_id, thread_id)
         messages = await self._db.read(
             "queries/thread_messages_all", userId=principal.user_id, threadId=thread_id
         )
@@ -232,7 +231,7 @@ class InsightService:
 
     async def consolidate(self, principal: Principal, thread_id: str) -> dict[str, int]:
         """Insights > 0.8 not yet in knowledge become knowledge; a second run does nothing."""
-        await self._messages(principal, thread_id)
+        await require_thread(self._db, principal.user_id, thread_id)
         rows = await self._db.read(
             "queries/insights_of_thread",
             userId=principal.user_id,
