@@ -18,7 +18,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import math
 import secrets
 import time
 from dataclasses import dataclass
@@ -309,12 +308,9 @@ class InsightService:
             mine, total = int(counts["mine"]), int(counts["total"])
             hits: list[dict[str, Any]] = []
             if mine:
-                share = mine / max(total, 1)
-                candidates = max(
-                    self._plan.min_candidates, limit, math.ceil(limit * self._plan.oversample / share)
-                )
+                candidates = self._plan.index_candidates(limit, mine, total)
                 done = False
-                if mine > self._plan.exact_max_notes and candidates <= self._plan.ann_max_candidates:
+                if candidates is not None:
                     [row] = await run_rows(
                         tx,
                         "queries/insights_recall_index",

@@ -40,6 +40,7 @@ from graph.principals import Principal
 from graph.search import (
     TenantSizes,
     VectorPlanConfig,
+    cosine_from_score,
     rank,
     reciprocal_rank_fusion,
     score_from_cosine,
@@ -330,18 +331,17 @@ class KnowledgeService:
         twins: dict[int, tuple[str, float]] = {}
         mine, total = await self._sizes.get(tx, user)
         if mine > 0:
-            share = mine / max(total, 1)
             rows = [{"index": p.index, "embedding": p.embedding} for p in candidates]
             params = {"userId": user, "rows": rows, "minScore": score_from_cosine(threshold) - 1e-9}
-            use_index = mine > self._plan.exact_max_notes and share * self._plan.ann_max_candidates >= 1
-            if use_index:
-                cands = min(self._plan.ann_max_candidates, max(self._plan.min_candidates, int(10 / share)))
-                found = await run_rows(tx, "queries/knowledge_dedupe_ann", candidates=cands, **params)
+            # The nearest twin is wanted; asking as for ten keeps the index plan well oversampled.
+            sample = self._plan.index_candidates(10, mine, total)
+            if sample is not None:
+                found = await run_rows(tx, "queries/knowledge_dedupe_ann", candidates=sample, **params)
             else:
                 found = await run_rows(tx, "queries/knowledge_dedupe_exact", **params)
             for row in found:
                 if row["matchId"] is not None:
-                    twins[row["index"]] = (row["matchId"], 2.0 * row["score"] - 1.0)
+                    twins[row["index"]] = (row["matchId"], cosine_from_score(row["score"]))
         # Twins inside the batch: a later note folds into an earlier one that is being created.
         unmatched = [p for p in candidates if p.index not in twins]
         if len(unmatched) > 1:

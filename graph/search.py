@@ -72,6 +72,16 @@ class VectorPlanConfig:
     min_candidates: int = 100
     ann_max_candidates: int = 5_000
 
+    def index_candidates(self, want: int, mine: int, total: int) -> int | None:
+        """How many candidates to ask of the shared index so that ``want`` of this user's nodes
+        are among them, or ``None`` when the exact plan is the one to run: the user has few
+        nodes, or a share so small that oversampling would pass ``ann_max_candidates``."""
+        if mine <= self.exact_max_notes:
+            return None
+        share = mine / max(total, 1)
+        candidates = max(self.min_candidates, want, math.ceil(want * self.oversample / share))
+        return candidates if candidates <= self.ann_max_candidates else None
+
 
 class TenantSizes:
     """How many notes each user (and everyone) has, cached briefly per process.
@@ -135,12 +145,11 @@ async def rank(
         "textCandidates": max(pool * 4, 50),
         **filters,
     }
-    mine, total = await sizes.get(tx, user_id) if vector is not None else (0, 0)
-    share = mine / max(total, 1)
-    wanted = math.ceil(pool * config.oversample / share) if mine else 0
-    candidates = max(config.min_candidates, pool, wanted)
-    plan = "exact"
-    if vector is not None and mine > config.exact_max_notes and candidates <= config.ann_max_candidates:
+    candidates = None
+    if vector is not None:
+        mine, total = await sizes.get(tx, user_id)
+        candidates = config.index_candidates(pool, mine, total)
+    if candidates is not None:
         while True:
             [row] = await run_rows(tx, "queries/knowledge_rank_index", candidates=candidates, **params)
             if row["matched"] >= pool or candidates >= total:
@@ -149,7 +158,7 @@ async def rank(
                 break
             candidates = min(config.ann_max_candidates, candidates * 4)
     [row] = await run_rows(tx, "queries/knowledge_rank_exact", **params)
-    return _ranking(row, plan if vector is not None else "fulltext")
+    return _ranking(row, "exact" if vector is not None else "fulltext")
 
 
 def _ranking(row: dict[str, Any], plan: str) -> Ranking:
