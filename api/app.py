@@ -18,11 +18,10 @@ from graph.db import Database
 from graph.embeddings import build_embedder
 from graph.errors import DatabaseUnavailable
 from graph.extractors import build_extractor
-from graph.insights import InsightService, Thresholds
+from graph.insights import InsightService
 from graph.knowledge import KnowledgeService
 from graph.principals import ApiKeys
 from graph.schema import migrate
-from graph.search import TenantSizes, VectorPlanConfig
 from graph.settings import Settings, get_settings
 
 log = logging.getLogger("ctxnet.api")
@@ -55,28 +54,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await db.close()
         log.critical("schema check failed: %s", exc)
         raise
-    plan = VectorPlanConfig(
-        exact_max_notes=settings.search_exact_max_notes,
-        oversample=settings.search_oversample,
-        min_candidates=settings.search_min_candidates,
-        ann_max_candidates=settings.search_ann_max_candidates,
-    )
-    knowledge_service = KnowledgeService(
-        db,
-        embedder,
-        dedupe_threshold=settings.dedupe_threshold,
-        plan=plan,
-        sizes=TenantSizes(settings.tenant_size_cache_seconds),
-    )
+    knowledge_service = KnowledgeService.from_settings(db, embedder, settings)
     extractor = build_extractor(settings)
-    insight_service = InsightService(
-        db,
-        embedder,
-        extractor,
-        knowledge_service,
-        thresholds=Thresholds(settings.insight_valid_above, settings.insight_consolidate_above),
-        plan=plan,
-    )
+    insight_service = InsightService.from_settings(db, embedder, extractor, knowledge_service, settings)
     await insight_service.fail_stale_jobs()
     app.state.services = Services(
         settings=settings,

@@ -245,7 +245,7 @@ def users_forget(
 def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
     """Run one pipeline step for a user's thread in this process (no API needed)."""
     from graph.extractors import build_extractor
-    from graph.insights import InsightService, Thresholds
+    from graph.insights import InsightService
     from graph.knowledge import KnowledgeService
 
     async def work(settings: Settings) -> dict[str, int]:
@@ -254,9 +254,8 @@ def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
 
         async def inner(db: Database) -> dict[str, int]:
             await migrate(db, embedder.dimension)
-            knowledge = KnowledgeService(db, embedder, dedupe_threshold=settings.dedupe_threshold)
-            thresholds = Thresholds(settings.insight_valid_above, settings.insight_consolidate_above)
-            service = InsightService(db, embedder, extractor, knowledge, thresholds=thresholds)
+            knowledge = KnowledgeService.from_settings(db, embedder, settings)
+            service = InsightService.from_settings(db, embedder, extractor, knowledge, settings)
             principal = Principal(user_id=user, role=Role.HUMAN)
             if step == "extract":
                 return await service.extract(principal, thread)

@@ -41,6 +41,7 @@ from graph.knowledge import KnowledgeService, plain
 from graph.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.principals import Principal
 from graph.search import VectorPlanConfig, cosine_from_score
+from graph.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,25 @@ class InsightService:
         self._thresholds = thresholds or Thresholds()
         self._plan = plan or VectorPlanConfig()
         self._tasks: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_settings(
+        cls,
+        db: Database,
+        embedder: Embedder,
+        extractor: Extractor,
+        knowledge: KnowledgeService,
+        settings: Settings,
+    ) -> InsightService:
+        """The service as the settings configure it (API and CLI alike)."""
+        return cls(
+            db,
+            embedder,
+            extractor,
+            knowledge,
+            thresholds=Thresholds(settings.insight_valid_above, settings.insight_consolidate_above),
+            plan=VectorPlanConfig.from_settings(settings),
+        )
 
     @property
     def extractor_name(self) -> str:

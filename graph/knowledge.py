@@ -46,6 +46,7 @@ from graph.search import (
     score_from_cosine,
     tenant_key,
 )
+from graph.settings import Settings
 
 #: One expansion query per depth (Cypher cannot take a path length as a parameter).
 EXPAND_QUERIES = {
@@ -154,6 +155,17 @@ class KnowledgeService:
         self._dedupe_threshold = dedupe_threshold
         self._plan = plan or VectorPlanConfig()
         self._sizes = sizes or TenantSizes()
+
+    @classmethod
+    def from_settings(cls, db: Database, embedder: Embedder, settings: Settings) -> KnowledgeService:
+        """The service as the settings configure it (API and CLI alike)."""
+        return cls(
+            db,
+            embedder,
+            dedupe_threshold=settings.dedupe_threshold,
+            plan=VectorPlanConfig.from_settings(settings),
+            sizes=TenantSizes(settings.tenant_size_cache_seconds),
+        )
 
     # --- create -----------------------------------------------------------------------------
     async def _embeddings(

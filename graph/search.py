@@ -32,6 +32,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from graph.db import run_rows
+from graph.settings import Settings
 
 
 #: Neo4j scores cosine as (1 + cos) / 2; these convert between that and plain cosine.
@@ -71,6 +72,16 @@ class VectorPlanConfig:
     #: HNSW recall drops at small k (measured at 100k notes: k=15 gave recall@10 0.85, k=64 0.97).
     min_candidates: int = 100
     ann_max_candidates: int = 5_000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> VectorPlanConfig:
+        """The thresholds the settings ask for."""
+        return cls(
+            exact_max_notes=settings.search_exact_max_notes,
+            oversample=settings.search_oversample,
+            min_candidates=settings.search_min_candidates,
+            ann_max_candidates=settings.search_ann_max_candidates,
+        )
 
     def index_candidates(self, want: int, mine: int, total: int) -> int | None:
         """How many candidates to ask of the shared index so that ``want`` of this user's nodes
