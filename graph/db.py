@@ -62,9 +62,39 @@ async def translate_errors() -> AsyncIterator[None]:
         raise
 
 
+class QuietList(list[Any]):
+    """A list parameter with a short ``repr``.
+
+    The driver formats every RUN message's parameters for its debug log even when debug
+    logging is off; for a batch of 1,000 notes with 384-float embeddings that ``repr`` alone
+    took 140 ms, a third of the request. The packed bytes are the same as a plain list's.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<list of {len(self)}>"
+
+
+def quiet(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with every list value wrapped in :class:`QuietList`."""
+    return {k: QuietList(v) if type(v) is list else v for k, v in params.items()}
+
+
 async def _rows(tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[Row]:
-    result = await tx.run(cypher_text(name), params)
-    return await result.data()
+    result = await tx.run(cypher_text(name), quiet(params))
+    return await rows_of(result)
+
+
+async def rows_of(result: neo4j.AsyncResult) -> list[Row]:
+    """The result's records as dicts.
+
+    Every query returns plain values and maps (never nodes or relationships), which the
+    driver already hydrates into Python lists and dicts, so ``Record.data()``'s recursive
+    walk over every value is not needed; skipping it saves a fifth of a search's time.
+    """
+    keys = result.keys()
+    return [dict(zip(keys, values, strict=True)) for values in await result.values()]
 
 
 class Database:
@@ -158,8 +188,8 @@ class Database:
     async def run_autocommit(self, name: str, /, **params: Any) -> list[Row]:
         """Schema statements (CREATE INDEX/CONSTRAINT) must run outside a managed transaction."""
         async with translate_errors(), self._session(neo4j.WRITE_ACCESS) as session:
-            result = await session.run(cypher_text(name), params)
-            return await result.data()
+            result = await session.run(cypher_text(name), quiet(params))
+            return await rows_of(result)
 
 
 async def run_rows(tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Row]:
