@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.responses import JSONResponse
 
+from api.body import documented_body, json_body
 from api.deps import PrincipalDep, ServicesDep
 from api.dto import (
     CreatedEdgeOut,
@@ -45,8 +46,12 @@ async def create_note(body: NoteIn, principal: PrincipalDep, services: ServicesD
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
 
 
-@router.post("/knowledge/batch", response_model=NoteBatchOut)
-async def create_notes(body: NoteBatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+@router.post("/knowledge/batch", response_model=NoteBatchOut, openapi_extra=documented_body(NoteBatchIn))
+async def create_notes(
+    body: Annotated[NoteBatchIn, Depends(json_body(NoteBatchIn))],
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
     """Create up to 1,000 notes in one transaction: all of them, or none."""
     results = await services.knowledge.create(principal, [n.to_domain() for n in body.items], batch=True)
     out = NoteBatchOut.model_validate(
