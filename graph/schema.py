@@ -1,9 +1,11 @@
 """The database schema: idempotent ``cypher/schema/*.cypher`` files, applied in name order.
 
-``apply_schema`` runs at API start-up and from ``ctxnet db migrate``; ``check_schema``
-is what ``/ready`` asks (every index and constraint present and online, vector
-indexes sized for the configured embedder); ``reembed`` replaces vector indexes of
-the wrong size and recomputes the vectors, resumably.
+``migrate`` runs at API start-up and from ``ctxnet db migrate``: it rebuilds vector
+indexes whose settings (quantization, HNSW parameters) differ from the schema files,
+from the vectors already stored, then applies every file. ``check_schema`` is what
+``/ready`` asks (every index and constraint present and online, vector indexes sized
+for the configured embedder); ``reembed`` replaces vector indexes of the wrong size and
+recomputes the vectors, resumably.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ log = logging.getLogger(__name__)
 _NAMED = re.compile(
     r"CREATE\s+(?:(VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?(INDEX|CONSTRAINT)\s+(\w+)", re.IGNORECASE
 )
+#: Literal vector-index settings in a schema file, e.g. `vector.quantization.enabled`: false.
+_SETTING = re.compile(r"`(vector\.[\w.]+)`\s*:\s*(true|false|\d+)\b", re.IGNORECASE)
 #: The properties an index covers: ON n.p / ON (n.a, n.b) / ON EACH [n.a, n.b].
 _COVERS = re.compile(r"\bON\s+(?:EACH\s*\[([^\]]*)\]|\(([^)]*)\)|(\w+\.\w+))", re.IGNORECASE)
 
@@ -35,6 +39,14 @@ def _covered(text: str) -> tuple[str, ...] | None:
     return tuple(part.strip().split(".", 1)[1] for part in listed.split(",") if "." in part)
 
 
+def _literal_settings(text: str) -> tuple[tuple[str, bool | int], ...]:
+    found: list[tuple[str, bool | int]] = []
+    for key, value in _SETTING.findall(text):
+        lowered = value.lower()
+        found.append((key, lowered == "true" if lowered in {"true", "false"} else int(value)))
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class SchemaObject:
     """An index or constraint a schema file creates."""
@@ -43,6 +55,8 @@ class SchemaObject:
     kind: str  # "INDEX" or "CONSTRAINT"
     index_type: str | None  # VECTOR, FULLTEXT, ... for indexes
     properties: tuple[str, ...] | None = None  # what an index covers
+    #: Vector-index settings the file fixes (besides the dimension, which follows the embedder).
+    settings: tuple[tuple[str, bool | int], ...] = ()
 
 
 def expected_schema() -> list[SchemaObject]:
@@ -53,10 +67,11 @@ def expected_schema() -> list[SchemaObject]:
         if match is None:
             raise ValueError(f"cypher/{name}.cypher creates no named index or constraint")
         index_type, kind, object_name = match.groups()
-        covers = _covered(cypher_text(name)) if kind.upper() == "INDEX" else None
-        objects.append(
-            SchemaObject(object_name, kind.upper(), index_type.upper() if index_type else None, covers)
-        )
+        text = cypher_text(name)
+        covers = _covered(text) if kind.upper() == "INDEX" else None
+        kind_of = index_type.upper() if index_type else None
+        settings = _literal_settings(text) if kind_of == "VECTOR" else ()
+        objects.append(SchemaObject(object_name, kind.upper(), kind_of, covers, settings))
     return objects
 
 
@@ -66,6 +81,8 @@ class SchemaReport:
 
     problems: list[str] = field(default_factory=list)
     vector_dimensions: dict[str, int] = field(default_factory=dict)
+    #: Vector indexes of the right size whose other settings differ: ``migrate`` rebuilds them.
+    stale_settings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -118,11 +135,31 @@ async def check_schema(db: Database, dimension: int) -> SchemaReport:
             report.vector_dimensions[wanted.name] = found
             if found != dimension:
                 report.problems.append(_reembed_hint(wanted.name, found, dimension))
+                continue
+            differing = [
+                f"{key}={config.get(key)!r} (wanted {value!r})"
+                for key, value in wanted.settings
+                if config.get(key) != value
+            ]
+            if differing:
+                report.stale_settings.append(wanted.name)
+                report.problems.append(
+                    f"index {wanted.name} has {', '.join(differing)}: run `ctxnet db migrate`, which "
+                    "rebuilds it from the stored vectors"
+                )
     return report
 
 
 async def migrate(db: Database, dimension: int) -> SchemaReport:
-    """Apply the schema, then fail with :class:`SchemaMismatch` if it still does not fit."""
+    """Rebuild vector indexes with stale settings, apply the schema, then fail with
+    :class:`SchemaMismatch` if it still does not fit.
+
+    A rebuilt index is searchable again once Neo4j has repopulated it from the vectors the
+    nodes keep (about a minute per 100k notes); ``/ready`` says so meanwhile.
+    """
+    for name in (await check_schema(db, dimension)).stale_settings:
+        log.warning("rebuilding vector index %s: its settings differ from cypher/schema", name)
+        await db.run_autocommit("queries/schema_drop_index", name=name)
     await apply_schema(db, dimension)
     report = await check_schema(db, dimension)
     mismatched = [p for p in report.problems if p.startswith("vector index")]

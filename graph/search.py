@@ -11,9 +11,9 @@ query here picks one of two plans from the user's share of the index:
   ``ann_max_candidates``.
 * **oversampled index**: ask the index for ``top_k / share * oversample`` candidates (at
   least ``min_candidates``: HNSW recall falls at small k), keep the user's that pass the
-  filters, re-rank them by exact cosine. If fewer than
-  ``top_k`` survive (selective filters), ask again with four times as many, and fall
-  back to the exact plan once the cap is reached, so every user gets a true top-k.
+  filters, ranked by the index's score (exact: the index keeps full-precision vectors).
+  If fewer than ``top_k`` survive (selective filters), ask again with four times as many,
+  and fall back to the exact plan once the cap is reached, so every user gets a true top-k.
 
 Fulltext search is narrowed to the user inside Lucene with ``tenantKey`` (a one-token
 digest of the user id) and checked exactly afterwards; the user's text only reaches

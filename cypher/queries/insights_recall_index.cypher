@@ -1,8 +1,8 @@
-// Cross-session recall, index plan: the shared insight index oversampled, narrowed to the
-// user and re-ranked by exact cosine; `matched` tells if oversampling sufficed.
-CALL db.index.vector.queryNodes('insight_embedding', $candidates, $vector) YIELD node AS i
+// Cross-session recall, index plan: the shared insight index oversampled and narrowed to
+// the user (its full-precision scores are exact cosines); `matched` tells if it sufficed.
+CALL db.index.vector.queryNodes('insight_embedding', $candidates, $vector) YIELD node AS i, score
 WHERE i.userId = $userId
-WITH i, vector.similarity.cosine(i.embedding, $vector) AS score
+WITH i, score
 ORDER BY score DESC, i.id
 WITH collect({insight: i {.id, .threadId, .type, .content, .confidence, .extractor}, score: score}) AS ranked
 RETURN size(ranked) AS matched, ranked[0..$limit] AS hits

@@ -1,10 +1,9 @@
-// As knowledge_dedupe_exact, through the shared vector index with oversampling.
+// As knowledge_dedupe_exact, through the shared vector index with oversampling
+// (full-precision index: its scores are exact cosines).
 UNWIND $rows AS row
 CALL (row) {
-  CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, row.embedding) YIELD node AS n
-  WHERE n.userId = $userId AND n.status = 'active'
-  WITH n, vector.similarity.cosine(n.embedding, row.embedding) AS score
-  WHERE score >= $minScore
+  CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, row.embedding) YIELD node AS n, score
+  WHERE n.userId = $userId AND n.status = 'active' AND score >= $minScore
   RETURN n.id AS matchId, score
   ORDER BY score DESC, n.id
   LIMIT 1

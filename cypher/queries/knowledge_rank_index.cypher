@@ -1,9 +1,10 @@
 // Search ranking, index plan: the shared vector index oversampled ($candidates), narrowed
-// to the user and filters, re-ranked by exact cosine; `matched` tells if it sufficed.
+// to the user and filters; `matched` tells if it sufficed. The index holds full-precision
+// vectors, so its scores are exact cosines and need no re-scoring.
 // Plus the fulltext ranking; the caller fuses them.
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL
-  CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n
+  CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
   WHERE n.userId = $userId AND n.status IN $statuses
     AND ($types IS NULL OR n.type IN $types)
     AND ($sources IS NULL OR n.source IN $sources)
@@ -11,7 +12,7 @@ CALL () {
     AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
     AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
     AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
-  WITH n, vector.similarity.cosine(n.embedding, vector) AS score
+  WITH n, score
   ORDER BY score DESC, n.id
   WITH collect({id: n.id, score: score}) AS ranked
   RETURN ranked[0..$pool] AS vectorHits, size(ranked) AS matched

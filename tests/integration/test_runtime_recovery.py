@@ -173,6 +173,51 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
     assert report.vector_dimensions == {"knowledge_embedding": 384, "insight_embedding": 384}
 
 
+async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored_vectors(
+    private_db: Database, private_settings: Settings
+) -> None:
+    from neo4j import GraphDatabase
+
+    await migrate(private_db, 384)
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    vector = [1.0] + [0.0] * 383
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        # The index as an earlier build made it: int8-quantized; one note already stored.
+        driver.execute_query("DROP INDEX knowledge_embedding")
+        driver.execute_query(
+            "CREATE VECTOR INDEX knowledge_embedding FOR (n:Knowledge) ON n.embedding OPTIONS {indexConfig: "
+            "{`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', "
+            "`vector.quantization.enabled`: true}}"
+        )
+        driver.execute_query(
+            "CREATE (n:Knowledge {userId: 'settings-user', id: 'kept', status: 'active'}) "
+            "WITH n CALL db.create.setNodeVectorProperty(n, 'embedding', $vector)",
+            vector=vector,
+        )
+        driver.execute_query("CALL db.awaitIndexes(300)")
+
+    stale = await check_schema(private_db, 384)
+    assert stale.stale_settings == ["knowledge_embedding"]
+    assert any("vector.quantization.enabled=True (wanted False)" in p for p in stale.problems)
+
+    await migrate(private_db, 384)
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query("CALL db.awaitIndexes(300)")
+        [index], _, _ = driver.execute_query(
+            "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'knowledge_embedding' RETURN options"
+        )
+        hits, _, _ = driver.execute_query(
+            "CALL db.index.vector.queryNodes('knowledge_embedding', 5, $vector) YIELD node, score "
+            "WHERE node.userId = 'settings-user' RETURN node.id AS id, score",
+            vector=vector,
+        )
+        driver.execute_query("MATCH (n:Knowledge {userId: 'settings-user'}) DETACH DELETE n")
+    assert index["options"]["indexConfig"]["vector.quantization.enabled"] is False
+    # Rebuilt from the vector the note kept, and scored exactly (cosine 1 -> Neo4j score 1).
+    assert [(h["id"], round(h["score"], 6)) for h in hits] == [("kept", 1.0)]
+    assert (await check_schema(private_db, 384)).ok
+
+
 async def test_ready_goes_503_while_neo4j_is_down_and_recovers_without_restart(
     private_neo4j: LocalNeo4j, private_db: Database, private_settings: Settings, tmp_path: Path
 ) -> None:

@@ -1,0 +1,16 @@
+"""What the schema files declare, as ``check_schema`` and ``migrate`` read it."""
+
+from __future__ import annotations
+
+from graph.schema import expected_schema
+
+
+def test_vector_indexes_declare_full_precision() -> None:
+    vector = {o.name: o for o in expected_schema() if o.index_type == "VECTOR"}
+    assert set(vector) == {"knowledge_embedding", "insight_embedding"}
+    for index in vector.values():
+        assert dict(index.settings) == {"vector.quantization.enabled": False}, index.name
+
+
+def test_other_indexes_declare_no_vector_settings() -> None:
+    assert all(o.settings == () for o in expected_schema() if o.index_type != "VECTOR")
