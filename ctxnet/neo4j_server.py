@@ -224,6 +224,11 @@ class LocalNeo4j:
             "dbms.usage_report.enabled=false",
             "client.allow_telemetry=false",
             "db.tx_log.rotation.retention_policy=1G size",
+            # Vector indexes are Lucene HNSW segments, searched one by one. Neo4j merges them
+            # only once 50 of a size pile up (and never while building an index), so a search
+            # at 100k notes visited ~25 segments: 12 ms, against 3 ms with them merged.
+            f"internal.dbms.index.vector.standard_merge_factor={s.neo4j_vector_merge_factor}",
+            f"internal.dbms.index.vector.population_merge_factor={s.neo4j_vector_merge_factor}",
             f"server.directories.data={self.data}",
             f"server.directories.logs={self.logs}",
             f"server.directories.run={self.run}",

@@ -59,6 +59,15 @@ class Settings(BaseSettings):
     neo4j_http_port: int = Field(default=7474, ge=1, le=65535)
     neo4j_heap: str = Field(default="1g", pattern=r"^\d+[kKmMgG]$")
     neo4j_pagecache: str = Field(default="512m", pattern=r"^\d+[kKmMgG]$")
+    neo4j_vector_merge_factor: int = Field(
+        default=10,
+        ge=2,
+        le=1000,
+        description=(
+            "Lucene merge factor of vector indexes. Neo4j's default (50) lets dozens of small HNSW "
+            "segments pile up, and every search visits each one; lower merges more while writing."
+        ),
+    )
     neo4j_start_timeout_seconds: float = 120.0
     neo4j_dist_dir: Path | None = Field(
         default=None,

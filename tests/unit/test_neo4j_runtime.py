@@ -27,6 +27,14 @@ def test_config_carries_ports_memory_and_auth(tmp_path: Path) -> None:
     assert f"server.directories.data={tmp_path / 'neo4j' / 'data'}" in conf
 
 
+def test_config_merges_vector_index_segments_sooner_than_neo4j_does(tmp_path: Path) -> None:
+    conf = LocalNeo4j(_settings(tmp_path)).write_config().read_text()
+    assert "internal.dbms.index.vector.standard_merge_factor=10" in conf
+    assert "internal.dbms.index.vector.population_merge_factor=10" in conf
+    tuned = LocalNeo4j(_settings(tmp_path, neo4j_vector_merge_factor=4)).write_config().read_text()
+    assert "internal.dbms.index.vector.standard_merge_factor=4" in tuned
+
+
 def test_missing_java_is_reported_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java-here"))
     with pytest.raises(Neo4jRuntimeError, match="Java is not installed"):
