@@ -85,9 +85,34 @@ def plain(value: Any) -> Any:
 
 
 def _edge(row: dict[str, Any]) -> dict[str, Any]:
-    edge: dict[str, Any] = plain(row)
-    edge["type"] = EdgeType.from_rel_type(edge["type"]).value
+    """An edge as the API shows it: its API type name, ISO time, no empty optional fields."""
+    edge = {
+        "type": EdgeType.from_rel_type(row["type"]).value,
+        "sourceId": row["sourceId"],
+        "targetId": row["targetId"],
+    }
+    if row.get("createdAt") is not None:
+        edge["createdAt"] = iso_millis(row["createdAt"])
+    for key in ("source", "confidence", "note"):
+        if row.get(key) is not None:
+            edge[key] = row[key]
     return edge
+
+
+def note_view(node: dict[str, Any]) -> dict[str, Any]:
+    """A note as the Cypher views return it, made JSON-ready in place (times to ISO strings,
+    empty optional fields dropped). :func:`plain` does the same for any value; on the search
+    path, where a response holds dozens of notes, walking every value cost a tenth of the time.
+    """
+    node["createdAt"] = iso_millis(node["createdAt"])
+    node["updatedAt"] = iso_millis(node["updatedAt"])
+    if node.get("embedding", 0) is None:
+        del node["embedding"]
+    for merge in node.get("merges") or ():
+        merge["mergedAt"] = iso_millis(merge["mergedAt"])
+        if merge.get("requestedId", 0) is None:
+            del merge["requestedId"]
+    return node
 
 
 def encode_cursor(created_at: str, node_id: str) -> str:
@@ -559,9 +584,9 @@ class KnowledgeService:
             statuses=statuses,
         )
         return {
-            "hits": {node["id"]: plain(node) for node in row["hits"]},
+            "hits": {node["id"]: note_view(node) for node in row["hits"]},
             "reached": [
-                {"node": plain(r["node"]), "depth": r["depth"], "via": [_edge(v) for v in r["via"]]}
+                {"node": note_view(r["node"]), "depth": r["depth"], "via": [_edge(v) for v in r["via"]]}
                 for r in sorted(row["reached"], key=lambda r: (r["depth"], r["node"]["id"]))
             ],
             "edges": [_edge(e) for e in row["edges"]],

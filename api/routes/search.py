@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto import SearchIn, SearchOut, dump
+from api.dto import SearchIn, SearchOut
 
 router = APIRouter(tags=["search"])
 
@@ -15,4 +15,6 @@ router = APIRouter(tags=["search"])
 async def search(body: SearchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``."""
     result = await services.knowledge.search(principal, body.to_domain())
-    return JSONResponse(dump(SearchOut.model_validate(result)))
+    # The service already builds the documented shape (camelCase, no empty optional fields);
+    # validating dozens of notes again through SearchOut cost a tenth of a search.
+    return JSONResponse(result)
