@@ -8,6 +8,7 @@ logical write is one transaction (a batch of 1,000 notes commits whole or not at
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import uuid
@@ -38,23 +39,16 @@ from graph.models import (
 )
 from graph.principals import Principal
 from graph.search import (
+    SEARCH_QUERIES,
     TenantSizes,
     VectorPlanConfig,
     cosine_from_score,
-    rank,
-    reciprocal_rank_fusion,
+    retrieve,
     score_from_cosine,
     tenant_key,
 )
 from graph.settings import Settings
 
-#: One expansion query per depth (Cypher cannot take a path length as a parameter).
-EXPAND_QUERIES = {
-    0: "queries/knowledge_expand_0",
-    1: "queries/knowledge_expand_1",
-    2: "queries/knowledge_expand_2",
-    3: "queries/knowledge_expand_3",
-}
 NOTE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
 MAX_BATCH = 1_000
 
@@ -64,8 +58,10 @@ MAX_BATCH = 1_000
 TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt"})
 
 
+@functools.lru_cache(maxsize=65_536)
 def iso_millis(epoch_millis: int) -> str:
-    """``2026-11-29T15:05:27.646+00:00``."""
+    """``2026-11-29T15:05:27.646+00:00``. Cached: notes written together share their time
+    (one transaction, one ``datetime()``), and a search converts a hundred of them."""
     return datetime.fromtimestamp(epoch_millis / 1000, UTC).isoformat(timespec="milliseconds")
 
 
@@ -560,29 +556,9 @@ class KnowledgeService:
             raise NotFound(f"no {edge_type.value} edge from {node_id!r} to {target_id!r}", field="targetId")
 
     # --- retrieval -----------------------------------------------------------------------------
-    async def _expand(
-        self,
-        tx: AsyncManagedTransaction,
-        user: str,
-        hit_ids: list[str],
-        depth: int,
-        rel_types: list[str],
-        direction: Direction,
-        statuses: list[str],
-    ) -> dict[str, Any]:
-        """Hit notes, notes reached from them (nearest depth, with the edges that reached
-        them) and the edges among all of them: one query, whatever the depth."""
-        if depth not in EXPAND_QUERIES:
-            raise InvalidInput(f"depth must be 0-{max(EXPAND_QUERIES)}", field="maxDepth")
-        [row] = await run_rows(
-            tx,
-            EXPAND_QUERIES[depth],
-            userId=user,
-            hitIds=hit_ids,
-            relTypes=rel_types,
-            direction=direction.value,
-            statuses=statuses,
-        )
+    @staticmethod
+    def _subgraph(row: dict[str, Any]) -> dict[str, Any]:
+        """Hit notes by id, the notes reached from them (nearest first), and the edges."""
         return {
             "hits": {node["id"]: note_view(node) for node in row["hits"]},
             "reached": [
@@ -596,13 +572,29 @@ class KnowledgeService:
         self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
     ) -> dict[str, Any]:
         """The note, the notes within ``depth`` hops (any edge type, both ways), and their edges."""
+        if depth not in SEARCH_QUERIES:
+            raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="depth")
         user = principal.user_id
         statuses = (
             [s.value for s in KnowledgeStatus] if include_superseded else [KnowledgeStatus.ACTIVE.value]
         )
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
-            return await self._expand(tx, user, [node_id], depth, ALL_REL_TYPES, Direction.BOTH, statuses)
+            found = await retrieve(
+                tx,
+                user_id=user,
+                mode="seeds",
+                seed_ids=[node_id],
+                top_k=1,
+                pool=1,
+                filters={"statuses": statuses, **_filter_params(SearchFilters())},
+                depth=depth,
+                rel_types=ALL_REL_TYPES,
+                direction=Direction.BOTH.value,
+                sizes=self._sizes,
+                config=self._plan,
+            )
+            return self._subgraph(found.row)
 
         result = await self._db.read_tx(work)
         if node_id not in result["hits"]:
@@ -610,10 +602,8 @@ class KnowledgeService:
         return {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
 
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
-        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges.
-
-        Two queries in one read transaction: the ranking, then the expansion.
-        """
+        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
+        one query (see ``cypher/queries/knowledge_search_*.cypher``)."""
         user = principal.user_id
         vector = query.embedding
         if query.mode != SearchMode.FULLTEXT and vector is None:
@@ -625,44 +615,50 @@ class KnowledgeService:
                 f"embedding has {len(vector)} dimensions; the index needs {self._embedder.dimension}",
                 field="embedding",
             )
-        statuses = _statuses(query)
-        filters = {"statuses": statuses, **_filter_params(query.filters)}
-        rel_types = [t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES
         depth = query.max_depth if query.expand_connections else 0
-        pool = query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
-        text = query.query if query.mode != SearchMode.VECTOR else None
+        if depth not in SEARCH_QUERIES:
+            raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="maxDepth")
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
-            ranking = await rank(
+            found = await retrieve(
                 tx,
                 user_id=user,
+                mode=query.mode.value,
                 vector=vector,
-                text=text,
-                pool=pool,
-                filters=filters,
+                text=query.query if query.mode != SearchMode.VECTOR else None,
+                top_k=query.top_k,
+                pool=query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20),
+                filters={"statuses": _statuses(query), **_filter_params(query.filters)},
+                depth=depth,
+                rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
+                direction=query.direction.value,
                 sizes=self._sizes,
                 config=self._plan,
             )
-            if query.mode == SearchMode.HYBRID:
-                ranked = reciprocal_rank_fusion(ranking.vector_hits, ranking.text_hits)
-            elif query.mode == SearchMode.VECTOR:
-                ranked = ranking.vector_hits
-            else:
-                ranked = ranking.text_hits
-            ranked = ranked[: query.top_k]
-            hit_ids = [node_id for node_id, _ in ranked]
-            found = await self._expand(tx, user, hit_ids, depth, rel_types, query.direction, statuses)
-            vector_score = dict(ranking.vector_hits)
-            text_score = dict(ranking.text_hits)
+            subgraph = self._subgraph(found.row)
+            vector_score = dict(found.vector_hits)
+            text_score = dict(found.text_hits)
             hits = []
-            for node_id, score in ranked:
-                hit: dict[str, Any] = {"node": found["hits"][node_id], "score": score}
+            for ranked in found.row["ranked"]:
+                node_id = ranked["id"]
+                if query.mode == SearchMode.VECTOR:
+                    score = vector_score[node_id]
+                elif query.mode == SearchMode.FULLTEXT:
+                    score = text_score[node_id]
+                else:
+                    score = float(ranked["score"])
+                hit: dict[str, Any] = {"node": subgraph["hits"][node_id], "score": score}
                 if node_id in vector_score:
                     hit["vectorScore"] = vector_score[node_id]
                 if node_id in text_score:
                     hit["textScore"] = text_score[node_id]
                 hits.append(hit)
-            return {"hits": hits, "expanded": found["reached"], "edges": found["edges"], "plan": ranking.plan}
+            return {
+                "hits": hits,
+                "expanded": subgraph["reached"],
+                "edges": subgraph["edges"],
+                "plan": found.plan,
+            }
 
         return await self._db.read_tx(work)
 

@@ -18,6 +18,10 @@ query here picks one of two plans from the user's share of the index:
 Fulltext search is narrowed to the user inside Lucene with ``tenantKey`` (a one-token
 digest of the user id) and checked exactly afterwards; the user's text only reaches
 Lucene as lower-cased word tokens, so it cannot change the query's structure.
+
+A search is one Cypher query (``knowledge_search_<depth>``): both halves of the ranking,
+their reciprocal rank fusion, the expansion from the top hits and the edges among all
+returned notes. A note's neighbourhood is the same query started from the note itself.
 """
 
 from __future__ import annotations
@@ -123,67 +127,86 @@ class TenantSizes:
         self._cache.pop(user_id, None)
 
 
-@dataclass
-class Ranking:
-    """Ranked (id, score) pairs of each half and the plan that produced the vector half."""
+#: One search query per expansion depth (Cypher cannot take a path length as a parameter).
+SEARCH_QUERIES = {
+    0: "queries/knowledge_search_0",
+    1: "queries/knowledge_search_1",
+    2: "queries/knowledge_search_2",
+    3: "queries/knowledge_search_3",
+}
+#: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
+RRF_K = 60
 
-    vector_hits: list[tuple[str, float]]
-    text_hits: list[tuple[str, float]]
+
+@dataclass
+class Retrieval:
+    """What one search query returned, and the vector plan that ran."""
+
+    row: dict[str, Any]
     plan: str
 
+    @property
+    def vector_hits(self) -> list[tuple[str, float]]:
+        """The vector ranking as (id, plain cosine)."""
+        return [(h["id"], cosine_from_score(h["score"])) for h in self.row["vectorHits"]]
 
-async def rank(
+    @property
+    def text_hits(self) -> list[tuple[str, float]]:
+        """The keyword ranking as (id, Lucene score)."""
+        return [(h["id"], float(h["score"])) for h in self.row["textHits"]]
+
+
+async def retrieve(
     tx: AsyncManagedTransaction,
     *,
     user_id: str,
-    vector: list[float] | None,
-    text: str | None,
+    mode: str,
+    vector: list[float] | None = None,
+    text: str | None = None,
+    seed_ids: list[str] | None = None,
+    top_k: int,
     pool: int,
     filters: dict[str, Any],
+    depth: int,
+    rel_types: list[str],
+    direction: str,
     sizes: TenantSizes,
     config: VectorPlanConfig,
-) -> Ranking:
-    """The user's true top-``pool`` notes by cosine and by Lucene relevance, in one query.
+) -> Retrieval:
+    """Ranking, expansion and the edges among the returned notes, in one query.
 
-    Vector scores are plain cosines; either half is empty when its input is ``None``.
+    ``mode`` is ``vector``, ``fulltext``, ``hybrid`` (reciprocal rank fusion of both
+    halves, each ``pool`` long) or ``seeds`` (start from ``seed_ids``: a neighbourhood).
+    The vector half uses the user's true top-``pool`` (see the module docstring): when the
+    oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
+    with more candidates, then exactly.
     """
-    lucene = lucene_query(text, user_id) if text else None
-    params = {
+    params: dict[str, Any] = {
         "userId": user_id,
+        "mode": mode,
         "vector": vector,
-        "lucene": lucene,
+        "lucene": lucene_query(text, user_id) if text else None,
+        "seedIds": seed_ids,
+        "topK": top_k,
         "pool": pool,
         "textCandidates": max(pool * 4, 50),
+        "rrfK": RRF_K,
+        "relTypes": rel_types,
+        "direction": direction,
         **filters,
     }
+    query = SEARCH_QUERIES[depth]
     candidates = None
     if vector is not None:
         mine, total = await sizes.get(tx, user_id)
         candidates = config.index_candidates(pool, mine, total)
     if candidates is not None:
         while True:
-            [row] = await run_rows(tx, "queries/knowledge_rank_index", candidates=candidates, **params)
+            [row] = await run_rows(tx, query, candidates=candidates, **params)
             if row["matched"] >= pool or candidates >= total:
-                return _ranking(row, f"index({candidates})")
+                return Retrieval(row, f"index({candidates})")
             if candidates >= config.ann_max_candidates:
                 break
             candidates = min(config.ann_max_candidates, candidates * 4)
-    [row] = await run_rows(tx, "queries/knowledge_rank_exact", **params)
-    return _ranking(row, "exact" if vector is not None else "fulltext")
-
-
-def _ranking(row: dict[str, Any], plan: str) -> Ranking:
-    return Ranking(
-        vector_hits=[(h["id"], cosine_from_score(h["score"])) for h in row["vectorHits"]],
-        text_hits=[(h["id"], float(h["score"])) for h in row["textHits"]],
-        plan=plan,
-    )
-
-
-def reciprocal_rank_fusion(*rankings: list[tuple[str, float]], k: int = 60) -> list[tuple[str, float]]:
-    """Fuse ranked lists: each id scores the sum of 1 / (k + rank) over the lists it is in."""
-    fused: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, (node_id, _) in enumerate(ranking, start=1):
-            fused[node_id] = fused.get(node_id, 0.0) + 1.0 / (k + rank)
-    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    [row] = await run_rows(tx, query, candidates=None, **params)
+    return Retrieval(row, "exact" if vector is not None else mode)

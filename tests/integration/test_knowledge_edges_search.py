@@ -189,6 +189,26 @@ async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
     hits = hybrid.json()["hits"]
     assert hits[0]["node"]["id"] == "flour"
     assert "vectorScore" in hits[0] and "textScore" in hits[0]
+    # Hybrid is reciprocal rank fusion of the two rankings (each 20 long): 1 / (60 + rank) summed.
+    halves = {
+        mode: [
+            h["node"]["id"]
+            for h in (
+                await alice.http.post(
+                    "/v1/search", json={"query": "flour egg pancake", "mode": mode, "topK": 20}
+                )
+            ).json()["hits"]
+        ]
+        for mode in ("vector", "fulltext")
+    }
+    fused = {
+        node_id: sum(
+            1 / (60 + ranking.index(node_id) + 1) for ranking in halves.values() if node_id in ranking
+        )
+        for node_id in set(halves["vector"]) | set(halves["fulltext"])
+    }
+    expected = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:3]
+    assert [(h["node"]["id"], round(h["score"], 9)) for h in hits] == [(k, round(v, 9)) for k, v in expected]
 
     def ids(response: Any) -> set[str]:
         return {h["node"]["id"] for h in response.json()["hits"]}
@@ -273,6 +293,11 @@ async def test_expansion_returns_exactly_the_expected_subgraph(make_caller: Make
     assert {n["node"]["id"]: n["depth"] for n in hood["nodes"]} == {"b": 1, "d": 1}
     via = {n["node"]["id"]: n["via"] for n in hood["nodes"]}
     assert via["b"][0]["type"] == "dependsOn"
+    for depth, expected in ((2, {"b": 1, "d": 1, "a": 2}), (3, {"b": 1, "d": 1, "a": 2, "e": 3})):
+        wider = (await alice.http.get("/v1/knowledge/c/neighborhood", params={"depth": depth})).json()
+        assert {n["node"]["id"]: n["depth"] for n in wider["nodes"]} == expected
+    alone = (await alice.http.get("/v1/knowledge/f/neighborhood", params={"depth": 3})).json()
+    assert (alone["node"]["id"], alone["nodes"], alone["edges"]) == ("f", [], [])
 
 
 async def test_users_are_invisible_to_each_other(make_caller: MakeCaller, db: Database) -> None:

@@ -12,7 +12,8 @@ import numpy as np
 from neo4j import AsyncManagedTransaction
 
 from graph.db import Database
-from graph.search import Ranking, TenantSizes, VectorPlanConfig, rank
+from graph.models import ALL_REL_TYPES
+from graph.search import Retrieval, TenantSizes, VectorPlanConfig, retrieve
 from tests.integration.conftest import Caller, MakeCaller
 
 DIM = 384
@@ -51,15 +52,19 @@ def exact_top(vectors: np.ndarray, ids: list[str], query: np.ndarray, k: int) ->
     return [ids[i] for i in order]
 
 
-async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> Ranking:
-    async def work(tx: AsyncManagedTransaction) -> Ranking:
-        return await rank(
+async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> Retrieval:
+    async def work(tx: AsyncManagedTransaction) -> Retrieval:
+        return await retrieve(
             tx,
             user_id=user,
+            mode="vector",
             vector=query.tolist(),
-            text=None,
+            top_k=10,
             pool=10,
             filters=FILTERS,
+            depth=0,
+            rel_types=ALL_REL_TYPES,
+            direction="both",
             sizes=TenantSizes(0),
             config=config,
         )

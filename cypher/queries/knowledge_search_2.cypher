@@ -1,0 +1,126 @@
+// Search and graph-aware retrieval to 2 hops, in one query (one round trip):
+//  1. ranking: the vector half by the shared index oversampled to $candidates and narrowed
+//     to the user and filters (index plan), or by exact cosine over the user's own notes
+//     when $candidates is null (exact plan); the keyword half by Lucene, narrowed to the
+//     user by tenantKey; fused by reciprocal rank ($mode 'hybrid'). $mode 'seeds' starts
+//     from the notes in $seedIds instead (a note's neighbourhood);
+//  2. expansion from the top $topK: every note reached along the chosen edge types and
+//     direction, once, at its nearest depth, with the edges that reached it;
+//  3. the edges among all returned notes.
+// `matched` tells the caller whether the index plan found enough; if not, it asks again
+// with more candidates. One file per depth: Cypher path bounds cannot be parameters.
+CALL () {
+  WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NOT NULL
+  CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
+  WHERE n.userId = $userId AND n.status IN $statuses
+    AND ($types IS NULL OR n.type IN $types)
+    AND ($sources IS NULL OR n.source IN $sources)
+    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+  WITH n, score ORDER BY score DESC, n.id
+  RETURN collect({id: n.id, score: score}) AS indexRanked
+}
+CALL () {
+  WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NULL
+  MATCH (n:Knowledge)
+  WHERE n.userId = $userId AND n.status IN $statuses
+    AND ($types IS NULL OR n.type IN $types)
+    AND ($sources IS NULL OR n.source IN $sources)
+    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+  WITH n, vector.similarity.cosine(n.embedding, vector) AS score
+  ORDER BY score DESC, n.id
+  LIMIT $pool
+  RETURN collect({id: n.id, score: score}) AS exactRanked
+}
+CALL () {
+  WITH $lucene AS lucene WHERE lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('knowledge_fulltext', lucene, {limit: $textCandidates}) YIELD node AS n, score
+  WHERE n.userId = $userId AND n.status IN $statuses
+    AND ($types IS NULL OR n.type IN $types)
+    AND ($sources IS NULL OR n.source IN $sources)
+    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+  WITH n, score ORDER BY score DESC, n.id LIMIT $pool
+  RETURN collect({id: n.id, score: score}) AS textHits
+}
+WITH CASE WHEN $candidates IS NULL THEN exactRanked ELSE indexRanked END AS vectorRanked, textHits
+WITH vectorRanked[0..$pool] AS vectorHits, size(vectorRanked) AS matched, textHits
+CALL (vectorHits, textHits) {
+  UNWIND [i IN range(0, size(vectorHits) - 1) | {id: vectorHits[i].id, rank: i + 1}]
+    + [i IN range(0, size(textHits) - 1) | {id: textHits[i].id, rank: i + 1}] AS part
+  WITH part.id AS id, sum(1.0 / ($rrfK + part.rank)) AS score
+  ORDER BY score DESC, id
+  RETURN collect({id: id, score: score}) AS fusedHits
+}
+WITH vectorHits, textHits, matched,
+  (CASE $mode
+    WHEN 'vector' THEN vectorHits
+    WHEN 'fulltext' THEN textHits
+    WHEN 'seeds' THEN [id IN $seedIds | {id: id, score: null}]
+    ELSE fusedHits
+  END)[0..$topK] AS ranked
+WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds
+CALL (hitIds) {
+  MATCH (h:Knowledge)
+  WHERE h.userId = $userId AND h.id IN hitIds
+  RETURN collect(h) AS hits
+}
+CALL (hits, hitIds) {
+  UNWIND hits AS h
+  MATCH p = (h)((a:Knowledge)-[r]-(b:Knowledge)
+    WHERE type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
+      AND ($direction = 'both'
+           OR ($direction = 'out' AND startNode(r) = a)
+           OR ($direction = 'in' AND endNode(r) = a))
+  ){1,2}(m)
+  WHERE NOT m.id IN hitIds
+  WITH m, length(p) AS depth, last(relationships(p)) AS via
+  WITH m, depth, collect(DISTINCT via) AS vias
+  ORDER BY depth
+  WITH m, head(collect({depth: depth, vias: vias})) AS nearest
+  RETURN collect({
+    node: m,
+    view: m {
+      .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+      createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
+      merges: [(m)-[:MERGED_FROM]->(mn:MergedNote) | mn {
+        .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+        mergedAt: mn.mergedAt.epochMillis
+      }]
+    },
+    depth: nearest.depth,
+    via: [v IN nearest.vias | {
+      type: type(v), sourceId: startNode(v).id, targetId: endNode(v).id,
+      createdAt: v.createdAt.epochMillis, source: v.source, confidence: v.confidence, note: v.note
+    }]
+  }) AS reached
+}
+WITH vectorHits, textHits, matched, ranked, hits, reached, hits + [x IN reached | x.node] AS everyone
+CALL (everyone) {
+  UNWIND everyone AS a
+  MATCH (a)-[r]->(b:Knowledge)
+  WHERE b IN everyone AND type(r) IN $relTypes
+  RETURN collect(r) AS edges
+}
+RETURN
+  vectorHits, textHits, matched, ranked,
+  [h IN hits | h {
+    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+    createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
+    merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
+      .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+      mergedAt: mn.mergedAt.epochMillis
+    }]
+  }] AS hits,
+  [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
+  [r IN edges | {
+    type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
+    createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
+  }] AS edges
