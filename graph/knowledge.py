@@ -334,7 +334,7 @@ class KnowledgeService:
             for row in await run_rows(
                 tx, "queries/knowledge_by_ids", userId=user, ids=others, withEmbedding=False
             ):
-                nodes[row["node"]["id"]] = plain(row["node"])
+                nodes[row["node"]["id"]] = note_view(row["node"])
         return [
             CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
             for i in range(len(pending))
