@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -67,6 +68,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         conversations=ConversationService(db),
         insights=insight_service,
     )
+    # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
+    # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
+    # (a million new Python objects) would otherwise trigger several times per request.
+    gc.collect()
+    gc.freeze()
     log.info(
         "ready",
         extra={
