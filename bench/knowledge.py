@@ -3,20 +3,25 @@
 On a private Neo4j (project default memory) with the API in its own process:
 
 * batch create throughput through ``POST /v1/knowledge/batch`` (precomputed 384-dim
-  vectors, 1,000 per request) against a raw ``UNWIND ... MERGE`` with the driver;
+  vectors, 1,000 per request) while loading, and side by side with a raw
+  ``UNWIND ... MERGE`` through the driver (alternated batch by batch, so both meet the
+  same index size and background merging), plus the same write without vectors;
 * search (top-10, hybrid, 1-hop expansion): server-side p50/p95 from the API's
-  ``Server-Timing`` header, and the raw Cypher vector query alone;
+  ``Server-Timing`` header, against the raw Cypher vector query alone and against the
+  API's own search query run raw through the driver;
 * recall@10 of the API's vector search against exact brute-force cosine over the
   user's own notes, for users holding 0.1 %, 1 %, 10 % and 100 % of the notes.
 
 Vectors are clustered (200 topics), as real notes are; random unit vectors in 384
-dimensions would all be near-orthogonal and make any index look bad.
-"""
+dimensions would all be near-orthogonal and make any index look bad."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,7 +29,8 @@ import numpy as np
 from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from graph.db import Database
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.db import Database, QuietList
 from graph.principals import ApiKeys, Role
 from graph.settings import Settings
 from graph.users import forget_user
@@ -42,6 +48,7 @@ MERGE (n:Knowledge {userId: $userId, id: row.id})
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
 """
+RAW_MERGE_WITHOUT_VECTOR = RAW_MERGE.split("WITH n, row")[0]
 RAW_VECTOR = """
 CALL db.index.vector.queryNodes('knowledge_embedding', 10, $vector) YIELD node, score
 RETURN node.id AS id, score
@@ -106,11 +113,48 @@ def api_load(
     spent = 0.0
     for start in range(0, count, BATCH):
         items = corpus.items(prefix, vectors[start : start + BATCH], topics[start : start + BATCH], start)
-        t0 = time.perf_counter()
-        response = client.post("/v1/knowledge/batch", json={"items": items})
-        spent += time.perf_counter() - t0
-        response.raise_for_status()
+        spent += post_batch(client, items)
     return vectors, ids, count / spent
+
+
+def post_batch(client: httpx.Client, items: list[dict[str, Any]]) -> float:
+    """POST one batch of notes; returns the seconds from sending to the answer.
+
+    The body is encoded before the clock starts: writing 384k floats as JSON takes the
+    benchmark's own Python ~100 ms, which says nothing about the server.
+    """
+    body = json.dumps({"items": items}).encode()
+    t0 = time.perf_counter()
+    response = client.post("/v1/knowledge/batch", content=body, headers={"Content-Type": "application/json"})
+    spent = time.perf_counter() - t0
+    response.raise_for_status()
+    return spent
+
+
+def vector_segments(local: LocalNeo4j) -> int:
+    """How many Lucene segments the vector indexes hold (each is its own HNSW graph)."""
+    folder = local.data / "databases" / "neo4j" / "schema" / "index" / "vector-2.0"
+    return len(list(folder.glob("*/*/*.si")))
+
+
+def settle(local: LocalNeo4j, quiet_share: float = 0.05, timeout: float = 180.0) -> float:
+    """Wait until Neo4j's process is idle (background index merges done); returns seconds waited."""
+    pid = local.pid()
+    if pid is None:
+        return 0.0
+    started = time.monotonic()
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu_seconds() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    while time.monotonic() - started < timeout:
+        before = cpu_seconds()
+        time.sleep(2.0)
+        if (cpu_seconds() - before) / 2.0 < quiet_share:
+            break
+    return round(time.monotonic() - started, 1)
 
 
 def api_edges(client: httpx.Client, ids: list[str], rng: np.random.Generator) -> float:
@@ -130,35 +174,85 @@ def api_edges(client: httpx.Client, ids: list[str], rng: np.random.Generator) ->
     return len(edges) / spent
 
 
-def raw_load(settings: Settings, corpus: Corpus, user: str, count: int) -> float:
-    """The same notes written with the driver's UNWIND ... MERGE alone; notes/s."""
+def write_comparison(
+    settings: Settings, api: ApiProcess, corpus: Corpus, tag: str, batches: int = 20
+) -> dict[str, Any]:
+    """API batch create against raw ``UNWIND ... MERGE``, alternated batch by batch.
+
+    Both write into the same database at the same moment, so both pay for the same index
+    size and the same background segment merging; the order rotates every round. The
+    raw side passes its rows as :class:`QuietList` (the driver's debug ``repr`` of the
+    parameters would otherwise cost it 140 ms per batch), so it is the best the driver
+    does. A third writer stores the same notes without vectors: what the graph write
+    costs without the HNSW index.
+    """
     from graph.search import tenant_key
 
-    vectors, topics = corpus.notes(count)
+    users = {name: f"bench-{tag}-cmp-{name}" for name in ("api", "raw", "bare")}
+    key = asyncio.run(_key(settings, users["api"]))
+    vectors, topics = corpus.notes(batches * BATCH)
+    spent = dict.fromkeys(users, 0.0)
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
-    spent = 0.0
-    with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth) as driver:
-        for start in range(0, count, BATCH):
-            rows = corpus.items("raw-", vectors[start : start + BATCH], topics[start : start + BATCH], start)
-            t0 = time.perf_counter()
-            driver.execute_query(RAW_MERGE, rows=rows, userId=user, tenantKey=tenant_key(user))
-            spent += time.perf_counter() - t0
-    return count / spent
+    with (
+        httpx.Client(
+            base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=300
+        ) as client,
+        GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth) as driver,
+    ):
+        for b in range(batches):
+            part = slice(b * BATCH, (b + 1) * BATCH)
+            order = ["api", "raw", "bare"]
+            for name in order[b % 3 :] + order[: b % 3]:
+                rows = corpus.items(f"{name}-", vectors[part], topics[part], b * BATCH)
+                if name == "api":
+                    spent[name] += post_batch(client, rows)
+                    continue
+                user = users[name]
+                query = RAW_MERGE if name == "raw" else RAW_MERGE_WITHOUT_VECTOR
+                t0 = time.perf_counter()
+                driver.execute_query(query, rows=QuietList(rows), userId=user, tenantKey=tenant_key(user))
+                spent[name] += time.perf_counter() - t0
+    for user in users.values():
+        asyncio.run(_forget(settings, user))
+    rate = {name: batches * BATCH / seconds for name, seconds in spent.items()}
+    return {
+        "api_notes_per_s": round(rate["api"]),
+        "raw_merge_notes_per_s": round(rate["raw"]),
+        "raw_merge_without_vectors_notes_per_s": round(rate["bare"]),
+        "api_over_raw": round(rate["api"] / rate["raw"], 2),
+    }
 
 
 def search_latency(
-    client: httpx.Client, settings: Settings, corpus: Corpus, runs: int = 300
+    client: httpx.Client, settings: Settings, corpus: Corpus, user: str, runs: int = 300
 ) -> dict[str, Any]:
-    """Server-side hybrid top-10 with 1-hop expansion, vs the raw vector query."""
+    """Server-side hybrid top-10 with 1-hop expansion, against raw Cypher.
+
+    Two raw baselines through the driver: the bare vector query (top-10), and the very
+    query the API runs for this search (``knowledge_search_1`` with the plan's 100
+    candidates), so the second ratio is the API's own cost. Each side is warmed up first.
+    """
+    from graph.cypher import cypher_text
+    from graph.models import ALL_REL_TYPES
+    from graph.search import RRF_K, lucene_query
+
     queries, topics = corpus.notes(runs)
     texts = [corpus.text(t, 3) for t in topics]
+    warm_up, _ = corpus.notes(50)
+
+    def api_search(vector: np.ndarray, text: str) -> httpx.Response:
+        body = {"query": text, "embedding": vector.tolist(), "topK": 10, "mode": "hybrid", "maxDepth": 1}
+        response = client.post("/v1/search", json=body)
+        response.raise_for_status()
+        return response
+
+    for vector in warm_up:
+        api_search(vector, "warm up")
     api_server, api_client = [], []
     for vector, text in zip(queries, texts, strict=True):
-        body = {"query": text, "embedding": vector.tolist(), "topK": 10, "mode": "hybrid", "maxDepth": 1}
         t0 = time.perf_counter()
-        response = client.post("/v1/search", json=body)
+        response = api_search(vector, text)
         api_client.append(time.perf_counter() - t0)
-        response.raise_for_status()
         api_server.append(float(response.headers["server-timing"].split("dur=")[1]) / 1000)
     text_only = []
     for text in texts[:100]:
@@ -166,23 +260,44 @@ def search_latency(
             "/v1/search", json={"query": text, "topK": 10, "mode": "hybrid", "maxDepth": 1}
         )
         text_only.append(float(response.headers["server-timing"].split("dur=")[1]) / 1000)
-    raw = []
+    search_query = cypher_text("queries/knowledge_search_1")
+    fixed = {
+        "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
+        "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
+        "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
+        "tags": None, "createdAfter": None, "createdBefore": None,
+    }  # fmt: skip
+    raw, raw_same = [], []
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
-    with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth) as driver:
-        for vector in queries[:20]:
-            driver.execute_query(RAW_VECTOR, vector=vector.tolist())  # warm-up
+    with GraphDatabase.driver(
+        settings.resolved_neo4j_uri, auth=auth, notifications_disabled_classifications=["UNRECOGNIZED"]
+    ) as driver:
+        for vector in warm_up:
+            driver.execute_query(RAW_VECTOR, vector=vector.tolist())
+            driver.execute_query(
+                search_query, vector=vector.tolist(), lucene=lucene_query("warm up", user), **fixed
+            )
         for vector in queries:
             t0 = time.perf_counter()
             driver.execute_query(RAW_VECTOR, vector=vector.tolist())
             raw.append(time.perf_counter() - t0)
-    api = summary_ms(api_server[20:])
+        for vector, text in zip(queries, texts, strict=True):
+            t0 = time.perf_counter()
+            driver.execute_query(
+                search_query, vector=vector.tolist(), lucene=lucene_query(text, user), **fixed
+            )
+            raw_same.append(time.perf_counter() - t0)
+    api = summary_ms(api_server)
     raw_summary = summary_ms(raw)
+    same_summary = summary_ms(raw_same)
     return {
         "api_server_side": api,
-        "api_client_round_trip": summary_ms(api_client[20:]),
+        "api_client_round_trip": summary_ms(api_client),
         "api_with_query_embedding": summary_ms(text_only[10:]),
         "raw_vector_query": raw_summary,
+        "raw_same_query": same_summary,
         "api_over_raw_p50": round(api["p50_ms"] / raw_summary["p50_ms"], 2),
+        "api_over_same_query_p50": round(api["p50_ms"] / same_summary["p50_ms"], 2),
     }
 
 
@@ -208,7 +323,9 @@ def recall_at_10(
     return round(total / runs, 4)
 
 
-def bench_scale(scale: int, settings: Settings, api: ApiProcess, corpus: Corpus, tag: str) -> dict[str, Any]:
+def bench_scale(
+    scale: int, settings: Settings, local: LocalNeo4j, api: ApiProcess, corpus: Corpus, tag: str
+) -> dict[str, Any]:
     """Load one dataset of ``scale`` notes (one user holding them all) and measure."""
     figures: dict[str, Any] = {}
     whale = f"bench-{tag}-all"
@@ -219,15 +336,17 @@ def bench_scale(scale: int, settings: Settings, api: ApiProcess, corpus: Corpus,
         vectors, ids, rate = api_load(client, corpus, "n", scale)
         figures["api_batch_create_notes_per_s"] = round(rate)
         figures["api_edges_per_s"] = round(api_edges(client, ids, corpus.rng))
-        raw_user = f"bench-{tag}-raw"
-        raw_count = min(scale, 20_000)
-        figures["raw_merge_notes_per_s"] = round(raw_load(settings, corpus, raw_user, raw_count))
-        asyncio.run(_forget(settings, raw_user))
-        figures["api_over_raw_write"] = round(
-            figures["api_batch_create_notes_per_s"] / figures["raw_merge_notes_per_s"], 2
-        )
-        time.sleep(2)  # let the vector index settle after the loads
-        figures["search"] = search_latency(client, settings, corpus)
+        # Searches are measured once the loads' background index merging has finished.
+        figures["settle_s"] = settle(local)
+        figures["vector_segments"] = vector_segments(local)
+        figures["search"] = search_latency(client, settings, corpus, whale)
+        # Neo4j merges an index's segments when it closes it: after a restart the same
+        # notes sit in one HNSW graph, the best case for search.
+        local.stop()
+        local.start()
+        api.wait_ready()
+        figures["vector_segments_after_restart"] = vector_segments(local)
+        figures["search_after_restart"] = search_latency(client, settings, corpus, whale)
         recalls = {"100%": recall_at_10(client, corpus, vectors, ids)}
     for share in (0.1, 0.01, 0.001):
         user = f"bench-{tag}-{share}"
@@ -239,6 +358,7 @@ def bench_scale(scale: int, settings: Settings, api: ApiProcess, corpus: Corpus,
             small_vectors, small_ids, _ = api_load(client, corpus, f"s{share}-", count)
             recalls[f"{share:.1%}"] = recall_at_10(client, corpus, small_vectors, small_ids)
     figures["recall_at_10"] = recalls
+    figures["write_side_by_side"] = write_comparison(settings, api, corpus, tag)
     return figures
 
 
@@ -270,7 +390,7 @@ def main(scales: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
             try:
                 api.wait_ready()
                 corpus = Corpus(seed=scale)
-                results[f"{scale}"] = bench_scale(scale, settings, api, corpus, str(scale))
+                results[f"{scale}"] = bench_scale(scale, settings, local, api, corpus, str(scale))
                 if scale == scales[-1]:
                     results[f"{scale}"]["api_batch_create_dedupe_on_notes_per_s"] = bench_dedupe(
                         settings, api, corpus
