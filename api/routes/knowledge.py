@@ -56,7 +56,7 @@ async def create_notes(
     """Create up to 1,000 notes in one transaction: all of them, or none."""
     results = await services.knowledge.create(principal, [n.to_domain() for n in body.items], batch=True)
     # The service builds the documented shape; re-validating 1,000 notes through NoteBatchOut
-    # would only cost time (the single create below still goes through its model).
+    # would only cost time (the single create still goes through CreatedNoteOut).
     out = {
         "results": [
             {"node": r.node, "mergedInto": r.merged_into} if r.merged_into else {"node": r.node}
