@@ -5,11 +5,15 @@ from __future__ import annotations
 from graph.schema import expected_schema
 
 
-def test_vector_indexes_declare_full_precision() -> None:
+def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
     vector = {o.name: o for o in expected_schema() if o.index_type == "VECTOR"}
     assert set(vector) == {"knowledge_embedding", "insight_embedding"}
     for index in vector.values():
-        assert dict(index.settings) == {"vector.quantization.enabled": False}, index.name
+        assert dict(index.settings) == {
+            "vector.quantization.enabled": False,
+            "vector.hnsw.m": 16,
+            "vector.hnsw.ef_construction": 48,
+        }, index.name
 
 
 def test_other_indexes_declare_no_vector_settings() -> None:
