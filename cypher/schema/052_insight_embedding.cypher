@@ -7,5 +7,5 @@ OPTIONS {indexConfig: {
   `vector.similarity_function`: 'cosine',
   `vector.quantization.enabled`: false,
   `vector.hnsw.m`: 16,
-  `vector.hnsw.ef_construction`: 48
+  `vector.hnsw.ef_construction`: 100
 }}

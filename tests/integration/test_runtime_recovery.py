@@ -182,13 +182,13 @@ async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored
     auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
     vector = [1.0] + [0.0] * 383
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
-        # The index as an earlier build made it: int8-quantized, Neo4j's default HNSW build
-        # beam (100); one note already stored.
+        # The index as another build made it: int8-quantized, a narrower HNSW build beam;
+        # one note already stored.
         driver.execute_query("DROP INDEX knowledge_embedding")
         driver.execute_query(
             "CREATE VECTOR INDEX knowledge_embedding FOR (n:Knowledge) ON n.embedding OPTIONS {indexConfig: "
             "{`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', "
-            "`vector.quantization.enabled`: true}}"
+            "`vector.quantization.enabled`: true, `vector.hnsw.ef_construction`: 48}}"
         )
         driver.execute_query(
             "CREATE (n:Knowledge {userId: 'settings-user', id: 'kept', status: 'active'}) "
@@ -200,7 +200,7 @@ async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored
     stale = await check_schema(private_db, 384)
     assert stale.stale_settings == ["knowledge_embedding"]
     assert any("vector.quantization.enabled=True (wanted False)" in p for p in stale.problems)
-    assert any("vector.hnsw.ef_construction=100 (wanted 48)" in p for p in stale.problems)
+    assert any("vector.hnsw.ef_construction=48 (wanted 100)" in p for p in stale.problems)
 
     await migrate(private_db, 384)
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
@@ -215,7 +215,7 @@ async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored
         )
         driver.execute_query("MATCH (n:Knowledge {userId: 'settings-user'}) DETACH DELETE n")
     assert index["options"]["indexConfig"]["vector.quantization.enabled"] is False
-    assert index["options"]["indexConfig"]["vector.hnsw.ef_construction"] == 48
+    assert index["options"]["indexConfig"]["vector.hnsw.ef_construction"] == 100
     # Rebuilt from the vector the note kept, and scored exactly (cosine 1 -> Neo4j score 1).
     assert [(h["id"], round(h["score"], 6)) for h in hits] == [("kept", 1.0)]
     assert (await check_schema(private_db, 384)).ok

@@ -12,7 +12,7 @@ def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
         assert dict(index.settings) == {
             "vector.quantization.enabled": False,
             "vector.hnsw.m": 16,
-            "vector.hnsw.ef_construction": 48,
+            "vector.hnsw.ef_construction": 100,
         }, index.name
 
 
