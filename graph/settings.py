@@ -68,6 +68,14 @@ class Settings(BaseSettings):
             "segments pile up, and every search visits each one; lower merges more while writing."
         ),
     )
+    neo4j_checkpoint_interval: str = Field(
+        default="10s",
+        pattern=r"^\d+(ms|s|m|h)$",
+        description=(
+            "How often Neo4j checkpoints (its own default is 15m). Index segments written since "
+            "the last checkpoint are searched much more slowly (10k notes: 23 ms against 11 ms)."
+        ),
+    )
     neo4j_start_timeout_seconds: float = 120.0
     neo4j_dist_dir: Path | None = Field(
         default=None,

@@ -35,6 +35,13 @@ def test_config_merges_vector_index_segments_sooner_than_neo4j_does(tmp_path: Pa
     assert "internal.dbms.index.vector.standard_merge_factor=4" in tuned
 
 
+def test_config_checkpoints_often_so_new_index_segments_are_committed(tmp_path: Path) -> None:
+    conf = LocalNeo4j(_settings(tmp_path)).write_config().read_text()
+    assert "db.checkpoint.interval.time=10s" in conf
+    tuned = LocalNeo4j(_settings(tmp_path, neo4j_checkpoint_interval="2m")).write_config().read_text()
+    assert "db.checkpoint.interval.time=2m" in tuned
+
+
 def test_missing_java_is_reported_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java-here"))
     with pytest.raises(Neo4jRuntimeError, match="Java is not installed"):
