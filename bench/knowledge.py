@@ -131,6 +131,16 @@ def post_batch(client: httpx.Client, items: list[dict[str, Any]]) -> float:
     return spent
 
 
+def server_seconds(response: httpx.Response) -> float:
+    """The API's own time for a request, from its ``Server-Timing`` header."""
+    return float(response.headers["server-timing"].split("dur=")[1]) / 1000
+
+
+def rotated(sides: list[str], turn: int) -> list[str]:
+    """``sides`` starting at ``turn``: no side always goes first (or last)."""
+    return sides[turn % len(sides) :] + sides[: turn % len(sides)]
+
+
 def vector_segments(local: LocalNeo4j) -> int:
     """How many Lucene segments the vector indexes hold (each is its own HNSW graph)."""
     folder = local.data / "databases" / "neo4j" / "schema" / "index" / "vector-2.0"
@@ -201,8 +211,7 @@ def write_comparison(
     ):
         for b in range(batches):
             part = slice(b * BATCH, (b + 1) * BATCH)
-            order = ["api", "raw", "bare"]
-            for name in order[b % 3 :] + order[: b % 3]:
+            for name in rotated(["api", "raw", "bare"], b):
                 rows = corpus.items(f"{name}-", vectors[part], topics[part], b * BATCH)
                 if name == "api":
                     spent[name] += post_batch(client, rows)
@@ -260,9 +269,9 @@ def search_latency(
             response = client.post("/v1/search", json=body)
             spent = time.perf_counter() - t0
             response.raise_for_status()
-            return float(response.headers["server-timing"].split("dur=")[1]) / 1000, spent
+            return server_seconds(response), spent
 
-        def raw(vector: list[float], _text: str) -> float:
+        def raw(vector: list[float]) -> float:
             t0 = time.perf_counter()
             driver.execute_query(RAW_VECTOR, vector=vector)
             return time.perf_counter() - t0
@@ -272,19 +281,18 @@ def search_latency(
             driver.execute_query(search_query, vector=vector, lucene=lucene_query(text, user), **fixed)
             return time.perf_counter() - t0
 
-        sides = ["api", "raw", "same"]
         rounds = [(v, corpus.text(t, 3), False) for v, t in zip(warm_up, warm_topics, strict=True)]
         rounds += [(v, text, True) for v, text in zip(queries, texts, strict=True)]
         for n, (array, text, counted) in enumerate(rounds):
             vector = array.tolist()
-            for side in sides[n % 3 :] + sides[: n % 3]:
+            for side in rotated(["api", "raw", "same"], n):
                 if side == "api":
                     server, round_trip = api(vector, text)
                     if counted:
                         timings["api"].append(server)
                         timings["client"].append(round_trip)
                 else:
-                    spent = raw(vector, text) if side == "raw" else same(vector, text)
+                    spent = raw(vector) if side == "raw" else same(vector, text)
                     if counted:
                         timings[side].append(spent)
     text_only = []
@@ -292,7 +300,7 @@ def search_latency(
         response = client.post(
             "/v1/search", json={"query": text, "topK": 10, "mode": "hybrid", "maxDepth": 1}
         )
-        text_only.append(float(response.headers["server-timing"].split("dur=")[1]) / 1000)
+        text_only.append(server_seconds(response))
     api_summary = summary_ms(timings["api"])
     raw_summary = summary_ms(timings["raw"])
     same_summary = summary_ms(timings["same"])
@@ -346,8 +354,8 @@ def bench_scale(
         figures["settle_s"] = settle(local)
         figures["vector_segments"] = vector_segments(local)
         figures["search"] = search_latency(client, settings, corpus, whale)
-        # Neo4j merges an index's segments when it closes it: after a restart the same
-        # notes sit in one HNSW graph, the best case for search.
+        # Neo4j merges an index's segments when it closes it: after a restart the same notes
+        # sit in fewer HNSW graphs (one, at the default merge factor), the best case for search.
         local.stop()
         local.start()
         api.wait_ready()
@@ -380,9 +388,7 @@ def bench_dedupe(settings: Settings, api: ApiProcess, corpus: Corpus) -> float:
             items = corpus.items("d", vectors[start : start + BATCH], topics[start : start + BATCH], start)
             for item in items:
                 item["dedupe"] = True
-            t0 = time.perf_counter()
-            client.post("/v1/knowledge/batch", json={"items": items}).raise_for_status()
-            spent += time.perf_counter() - t0
+            spent += post_batch(client, items)
     return round(5_000 / spent)
 
 
