@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.setup-complete
 
-.PHONY: setup run test unit lint bench neo4j-start neo4j-stop neo4j-status clean
+.PHONY: setup run test unit lint bench openapi neo4j-start neo4j-stop neo4j-status clean
 
 # Virtual environment, packages and model files; redone only when pyproject.toml changes.
 $(SETUP): pyproject.toml
@@ -39,6 +39,10 @@ lint: $(SETUP)
 ## bench: the benchmarks in bench/; figures are printed and saved under bench/results/
 bench: setup
 	$(BIN)/python -m bench
+
+## openapi: rewrite docs/openapi.json, the API contract a unit test holds the code to
+openapi: $(SETUP)
+	$(BIN)/python -c 'from tests.unit.test_openapi_contract import CONTRACT, render_openapi; CONTRACT.write_text(render_openapi(), encoding="utf-8")'
 
 neo4j-start: setup
 	$(BIN)/ctxnet neo4j start
