@@ -42,7 +42,7 @@ bench: setup
 
 ## openapi: rewrite docs/openapi.json, the API contract a unit test holds the code to
 openapi: $(SETUP)
-	$(BIN)/python -c 'from tests.unit.test_openapi_contract import CONTRACT, render_openapi; CONTRACT.write_text(render_openapi(), encoding="utf-8")'
+	$(BIN)/python -c 'from tests.unit.core.test_openapi_contract import CONTRACT, render_openapi; CONTRACT.write_text(render_openapi(), encoding="utf-8")'
 
 neo4j-start: setup
 	$(BIN)/ctxnet neo4j start

@@ -13,17 +13,17 @@ from fastapi import APIRouter, Depends, FastAPI
 from api.deps import Services, get_principal
 from api.errors import install_error_handlers
 from api.logging import RequestIdMiddleware, configure_logging
-from api.routes import health, insights, knowledge, me, search, threads
-from graph.conversations import ConversationService
-from graph.db import Database
-from graph.embeddings import build_embedder
-from graph.errors import DatabaseUnavailable
-from graph.extractors import build_extractor
-from graph.insights import InsightService
-from graph.knowledge import KnowledgeService
-from graph.principals import ApiKeys
-from graph.schema import migrate
-from graph.settings import Settings, get_settings
+from api.routes import conversations, core, knowledge
+from graph.conversations.extractors import build_extractor
+from graph.conversations.memory import ConversationMemory
+from graph.core.db import Database
+from graph.core.embeddings import build_embedder
+from graph.core.errors import DatabaseUnavailable
+from graph.core.jobs import Jobs
+from graph.core.principals import ApiKeys
+from graph.core.schema import migrate
+from graph.core.settings import Settings, get_settings
+from graph.knowledge.network import KnowledgeNetwork
 
 log = logging.getLogger("ctxnet.api")
 
@@ -55,18 +55,21 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await db.close()
         log.critical("schema check failed: %s", exc)
         raise
-    knowledge_service = KnowledgeService.from_settings(db, embedder, settings)
+    jobs = Jobs(db)
+    await jobs.fail_stale()
+    knowledge_network = KnowledgeNetwork.from_settings(db, embedder, settings)
     extractor = build_extractor(settings)
-    insight_service = InsightService.from_settings(db, embedder, extractor, knowledge_service, settings)
-    await insight_service.fail_stale_jobs()
+    conversation_memory = ConversationMemory.from_settings(
+        db, embedder, extractor, knowledge_network.notes, jobs, settings
+    )
     app.state.services = Services(
         settings=settings,
         db=db,
         embedder=embedder,
         api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds),
-        knowledge=knowledge_service,
-        conversations=ConversationService(db),
-        insights=insight_service,
+        jobs=jobs,
+        knowledge=knowledge_network,
+        conversations=conversation_memory,
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -85,7 +88,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        await insight_service.wait_idle()
+        await jobs.wait_idle()
         for client in (embedder, extractor):
             close = getattr(client, "close", None)
             if close is not None:
@@ -106,12 +109,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
-    app.include_router(health.router)
+    app.include_router(core.public)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)])
-    v1.include_router(me.router)
+    v1.include_router(core.router)
     v1.include_router(knowledge.router)
-    v1.include_router(search.router)
-    v1.include_router(threads.router)
-    v1.include_router(insights.router)
+    v1.include_router(knowledge.search_router)
+    v1.include_router(conversations.router)
     app.include_router(v1)
     return app

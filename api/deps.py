@@ -1,4 +1,4 @@
-"""FastAPI dependencies: the process's services and the calling principal."""
+"""FastAPI dependencies: the process's services, one per domain, and the calling principal."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from graph.conversations import ConversationService
-from graph.db import Database
-from graph.embeddings import Embedder
-from graph.errors import Unauthenticated
-from graph.insights import InsightService
-from graph.knowledge import KnowledgeService
-from graph.principals import ApiKeys, Principal, Role
-from graph.settings import Settings
+from graph.conversations.memory import ConversationMemory
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.errors import Unauthenticated
+from graph.core.jobs import Jobs
+from graph.core.principals import ApiKeys, Principal, Role
+from graph.core.settings import Settings
+from graph.knowledge.network import KnowledgeNetwork
 
 
 @dataclass
@@ -26,9 +26,9 @@ class Services:
     db: Database
     embedder: Embedder
     api_keys: ApiKeys
-    knowledge: KnowledgeService
-    conversations: ConversationService
-    insights: InsightService
+    jobs: Jobs
+    knowledge: KnowledgeNetwork
+    conversations: ConversationMemory
 
 
 def get_services(request: Request) -> Services:
@@ -57,5 +57,17 @@ async def get_principal(
     return principal
 
 
+def get_knowledge(request: Request) -> KnowledgeNetwork:
+    """The knowledge network: notes, edges, retrieval."""
+    return get_services(request).knowledge
+
+
+def get_conversations(request: Request) -> ConversationMemory:
+    """Conversation memory: threads, insights, jobs."""
+    return get_services(request).conversations
+
+
 ServicesDep = Annotated[Services, Depends(get_services)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+KnowledgeDep = Annotated[KnowledgeNetwork, Depends(get_knowledge)]
+ConversationsDep = Annotated[ConversationMemory, Depends(get_conversations)]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxnet.neo4j_server import LocalNeo4j
-from graph.settings import Settings
+from graph.core.settings import Settings
 from tests.support.servers import free_port
 
 RESULTS = Path(__file__).resolve().parent / "results"

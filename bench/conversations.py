@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 
 from bench.common import machine, private_neo4j, save
-from graph.db import Database
-from graph.principals import ApiKeys, Role
-from graph.settings import Settings
+from graph.core.db import Database
+from graph.core.principals import ApiKeys, Role
+from graph.core.settings import Settings
 from tests.support.openai_stub import OpenAIStub
 from tests.support.servers import ApiProcess
 

@@ -30,10 +30,10 @@ from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
 from ctxnet.neo4j_server import LocalNeo4j
-from graph.db import Database, QuietList
-from graph.principals import ApiKeys, Role
-from graph.settings import Settings
-from graph.users import forget_user
+from graph.core.db import Database, QuietList
+from graph.core.principals import ApiKeys, Role
+from graph.core.settings import Settings
+from graph.core.users import forget_user
 from tests.support.servers import ApiProcess
 
 DIM = 384
@@ -196,7 +196,7 @@ def write_comparison(
     does. A third writer stores the same notes without vectors: what the graph write
     costs without the HNSW index.
     """
-    from graph.search import tenant_key
+    from graph.knowledge.search import tenant_key
 
     users = {name: f"bench-{tag}-cmp-{name}" for name in ("api", "raw", "bare")}
     key = asyncio.run(_key(settings, users["api"]))
@@ -238,19 +238,19 @@ def search_latency(
     """Server-side hybrid top-10 with 1-hop expansion, against raw Cypher.
 
     Two raw baselines through the driver: the bare vector query (top-10), and the very
-    query the API runs for this search (``knowledge_search_1`` with the plan's 100
+    query the API runs for this search (``queries/knowledge/search_1`` with the plan's 100
     candidates), so the second ratio is the API's own cost. The three sides take turns
     query by query (the order rotating), so none of them meets a warmer or colder Neo4j
     than the others; 50 rounds of warm-up come first.
     """
-    from graph.cypher import cypher_text
-    from graph.models import ALL_REL_TYPES
-    from graph.search import RRF_K, lucene_query
+    from graph.core.cypher import cypher_text
+    from graph.knowledge.models import ALL_REL_TYPES
+    from graph.knowledge.search import RRF_K, lucene_query
 
     queries, topics = corpus.notes(runs)
     texts = [corpus.text(t, 3) for t in topics]
     warm_up, warm_topics = corpus.notes(50)
-    search_query = cypher_text("queries/knowledge_search_1")
+    search_query = cypher_text("queries/knowledge/search_1")
     fixed: dict[str, Any] = {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,

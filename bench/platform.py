@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from bench.common import machine, private_neo4j, rss_mib, save, summary_ms
-from graph.embeddings import LocalEmbedder
+from graph.core.embeddings import LocalEmbedder
 from tests.support.servers import ApiProcess
 
 SENTENCES = [

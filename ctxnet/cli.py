@@ -12,13 +12,13 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ctxnet.neo4j_server import LocalNeo4j
-from graph.db import Database
-from graph.embeddings import build_embedder, embedder_dimension
-from graph.errors import ContextNetworkError, Unauthenticated
-from graph.principals import ApiKeys, Principal, Role
-from graph.schema import check_schema, migrate, reembed
-from graph.settings import Settings, get_settings
-from graph.users import forget_user
+from graph.core.db import Database
+from graph.core.embeddings import build_embedder, embedder_dimension
+from graph.core.errors import ContextNetworkError, Unauthenticated
+from graph.core.principals import ApiKeys, Principal, Role
+from graph.core.schema import check_schema, migrate, reembed
+from graph.core.settings import Settings, get_settings
+from graph.core.users import forget_user
 
 T = TypeVar("T")
 
@@ -244,9 +244,10 @@ def users_forget(
 # --- ctxnet threads ----------------------------------------------------------------------------
 def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
     """Run one pipeline step for a user's thread in this process (no API needed)."""
-    from graph.extractors import build_extractor
-    from graph.insights import InsightService
-    from graph.knowledge import KnowledgeService
+    from graph.conversations.extractors import build_extractor
+    from graph.conversations.memory import ConversationMemory
+    from graph.core.jobs import Jobs
+    from graph.knowledge.network import KnowledgeNetwork
 
     async def work(settings: Settings) -> dict[str, int]:
         embedder = build_embedder(settings)
@@ -254,8 +255,11 @@ def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
 
         async def inner(db: Database) -> dict[str, int]:
             await migrate(db, embedder.dimension)
-            knowledge = KnowledgeService.from_settings(db, embedder, settings)
-            service = InsightService.from_settings(db, embedder, extractor, knowledge, settings)
+            knowledge = KnowledgeNetwork.from_settings(db, embedder, settings)
+            memory = ConversationMemory.from_settings(
+                db, embedder, extractor, knowledge.notes, Jobs(db), settings
+            )
+            service = memory.insights
             principal = Principal(user_id=user, role=Role.HUMAN)
             if step == "extract":
                 return await service.extract(principal, thread)

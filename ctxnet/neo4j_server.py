@@ -7,7 +7,7 @@ into ``<data_dir>/neo4j/lib`` (once; later starts download nothing), ``start`` w
 ``org.neo4j.server.CommunityEntryPoint`` as a detached process. Everything it writes
 stays under ``<data_dir>/neo4j``: ``lib/ conf/ data/ logs/ run/ password``.
 
-Failures raise :class:`graph.errors.Neo4jRuntimeError` with one readable line that
+Failures raise :class:`graph.core.errors.Neo4jRuntimeError` with one readable line that
 says why and where the log is.
 """
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from graph.errors import Neo4jRuntimeError
-from graph.settings import Settings
+from graph.core.errors import Neo4jRuntimeError
+from graph.core.settings import Settings
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"

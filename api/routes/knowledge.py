@@ -1,4 +1,4 @@
-"""Knowledge notes and their typed edges."""
+"""The knowledge network: notes, their typed edges, search and neighbourhoods."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.responses import JSONResponse
 
 from api.body import documented_body, json_body
-from api.deps import PrincipalDep, ServicesDep
-from api.dto import (
+from api.deps import KnowledgeDep, PrincipalDep
+from api.dto.base import dump
+from api.dto.knowledge import (
     CreatedEdgeOut,
     CreatedNoteOut,
     EdgeBatchIn,
@@ -23,13 +24,16 @@ from api.dto import (
     NoteOut,
     NotePageOut,
     NotePatchIn,
-    dump,
+    SearchIn,
+    SearchOut,
 )
 from api.responses import FastJSONResponse
-from graph.knowledge import check_note_id
-from graph.models import EdgeType, KnowledgeSource, KnowledgeStatus, KnowledgeType
+from graph.core.values import check_id
+from graph.knowledge.models import EdgeType, KnowledgeSource, KnowledgeStatus, KnowledgeType
 
 router = APIRouter(tags=["knowledge"])
+#: Its own tag in the OpenAPI document; included after ``router``.
+search_router = APIRouter(tags=["search"])
 
 NoteId = Annotated[str, Path(description="The note's id.")]
 
@@ -40,9 +44,9 @@ NoteId = Annotated[str, Path(description="The note's id.")]
     response_model=CreatedNoteOut,
     responses={200: {"description": "the id existed already, or the note was merged into its twin"}},
 )
-async def create_note(body: NoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create an atomic note (or fold it into an active note with cosine >= 0.95)."""
-    [result] = await services.knowledge.create(principal, [body.to_domain()], batch=False)
+    [result] = await knowledge.notes.create(principal, [body.to_domain()], batch=False)
     out = CreatedNoteOut.model_validate({"node": result.node, "mergedInto": result.merged_into})
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
 
@@ -51,10 +55,10 @@ async def create_note(body: NoteIn, principal: PrincipalDep, services: ServicesD
 async def create_notes(
     body: Annotated[NoteBatchIn, Depends(json_body(NoteBatchIn))],
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
 ) -> JSONResponse:
     """Create up to 1,000 notes in one transaction: all of them, or none."""
-    results = await services.knowledge.create(principal, [n.to_domain() for n in body.items], batch=True)
+    results = await knowledge.notes.create(principal, [n.to_domain() for n in body.items], batch=True)
     # The service builds the documented shape; re-validating 1,000 notes through NoteBatchOut
     # would only cost time (the single create still goes through CreatedNoteOut).
     out = {
@@ -69,7 +73,7 @@ async def create_notes(
 @router.get("/knowledge", response_model=NotePageOut)
 async def list_notes(
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
     type: KnowledgeType | None = None,  # noqa: A002 - the API's field name
     source: KnowledgeSource | None = None,
     status: KnowledgeStatus | None = None,
@@ -78,7 +82,7 @@ async def list_notes(
     cursor: str | None = None,
 ) -> JSONResponse:
     """The caller's notes, newest first, a page at a time."""
-    items, next_cursor = await services.knowledge.list_notes(
+    items, next_cursor = await knowledge.notes.list_notes(
         principal,
         note_type=type.value if type else None,
         source=source.value if source else None,
@@ -94,11 +98,11 @@ async def list_notes(
 async def get_note(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
     include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
 ) -> JSONResponse:
     """One note, with the record of the creates merged into it."""
-    node = await services.knowledge.get(principal, id, with_embedding=include_embedding)
+    node = await knowledge.notes.get(principal, id, with_embedding=include_embedding)
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
@@ -107,17 +111,17 @@ async def update_note(
     id: NoteId,  # noqa: A002
     body: NotePatchIn,
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
 ) -> JSONResponse:
     """Change some fields; the vector is recomputed only if title or content changed."""
-    node = await services.knowledge.update(principal, id, body.to_domain())
+    node = await knowledge.notes.update(principal, id, body.to_domain())
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
 @router.delete("/knowledge/{id}", status_code=204)
-async def delete_note(id: NoteId, principal: PrincipalDep, services: ServicesDep) -> Response:  # noqa: A002
+async def delete_note(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> Response:  # noqa: A002
     """Delete a note with its edges; notes it alone superseded become active again."""
-    await services.knowledge.delete(principal, id)
+    await knowledge.notes.delete(principal, id)
     return Response(status_code=204)
 
 
@@ -126,19 +130,19 @@ async def connect(
     id: NoteId,  # noqa: A002
     body: EdgeIn,
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
 ) -> JSONResponse:
     """Create a typed edge from this note to another of the caller's notes."""
-    check_note_id(id)
-    [(edge, created)] = await services.knowledge.connect(principal, [body.to_domain(id)], batch=False)
+    check_id(id)
+    [(edge, created)] = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
     out = CreatedEdgeOut.model_validate({"edge": edge, "created": created})
     return JSONResponse(dump(out), status_code=201 if created else 200)
 
 
 @router.get("/knowledge/{id}/connections", response_model=EdgeListOut)
-async def connections(id: NoteId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+async def connections(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
     """The note's edges in both directions."""
-    items = await services.knowledge.connections(principal, id)
+    items = await knowledge.edges.connections(principal, id)
     return JSONResponse(dump(EdgeListOut.model_validate({"items": items})))
 
 
@@ -148,18 +152,18 @@ async def disconnect(
     type: EdgeType,  # noqa: A002
     target_id: str,
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
 ) -> Response:
     """Remove one edge; a note no longer superseded by anything becomes active again."""
-    await services.knowledge.disconnect(principal, id, type, target_id)
+    await knowledge.edges.disconnect(principal, id, type, target_id)
     return Response(status_code=204)
 
 
 @router.post("/connections/batch", response_model=EdgeBatchOut)
-async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create up to 1,000 edges in one transaction: all of them, or none."""
     edges = [item.to_domain(item.source_id) for item in body.items]
-    results = await services.knowledge.connect(principal, edges, batch=True)
+    results = await knowledge.edges.connect(principal, edges, batch=True)
     out = EdgeBatchOut.model_validate({"results": [{"edge": e, "created": c} for e, c in results]})
     return JSONResponse(dump(out), status_code=201 if any(c for _, c in results) else 200)
 
@@ -168,12 +172,21 @@ async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, services: Ser
 async def neighborhood(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
-    services: ServicesDep,
+    knowledge: KnowledgeDep,
     depth: Annotated[int, Query(ge=0, le=3)] = 1,
     include_superseded: Annotated[bool, Query(alias="includeSuperseded")] = True,
 ) -> JSONResponse:
     """The note and every note within ``depth`` hops, with the edges among them."""
-    result = await services.knowledge.neighborhood(
+    result = await knowledge.retrieval.neighborhood(
         principal, id, depth, include_superseded=include_superseded
     )
     return JSONResponse(dump(NeighborhoodOut.model_validate(result)))
+
+
+@search_router.post("/search", response_model=SearchOut)
+async def search(body: SearchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> FastJSONResponse:
+    """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``."""
+    result = await knowledge.retrieval.search(principal, body.to_domain())
+    # The service already builds the documented shape (camelCase, no empty optional fields);
+    # validating dozens of notes again through SearchOut cost a tenth of a search.
+    return FastJSONResponse(result)

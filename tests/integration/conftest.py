@@ -16,12 +16,12 @@ import pytest
 import pytest_asyncio
 
 from ctxnet.neo4j_server import LocalNeo4j
-from graph.db import Database
-from graph.embeddings import embedder_dimension
-from graph.principals import ApiKeys, Role
-from graph.schema import migrate
-from graph.settings import Settings
-from graph.users import forget_user
+from graph.core.db import Database
+from graph.core.embeddings import embedder_dimension
+from graph.core.principals import ApiKeys, Role
+from graph.core.schema import migrate
+from graph.core.settings import Settings
+from graph.core.users import forget_user
 from tests.support.servers import ApiProcess
 
 

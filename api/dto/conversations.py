@@ -1,0 +1,162 @@
+"""Request and response bodies of conversation memory: threads, messages, insights, jobs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field, field_validator
+
+from api.dto.base import CamelModel, OutModel, non_blank
+from graph.conversations.models import ContextType, InsightType, NewMessage
+from graph.conversations.models import Role as MessageRole
+
+
+# --- threads and messages ------------------------------------------------------------------------
+class ThreadIn(CamelModel):
+    """A conversation thread to create."""
+
+    id: str | None = None
+    context_type: ContextType = ContextType.GENERAL
+    topic: str = Field(min_length=1, max_length=500)
+
+    @field_validator("topic")
+    @classmethod
+    def _topic(cls, value: str) -> str:
+        return non_blank(value, "topic")
+
+
+class ThreadOut(OutModel):
+    """A thread as the API shows it."""
+
+    id: str
+    context_type: ContextType
+    topic: str
+    message_count: int
+    created_at: str
+    updated_at: str
+    related_threads: list[str]
+
+
+class ThreadPageOut(OutModel):
+    """A page of threads, most recently active first."""
+
+    items: list[ThreadOut]
+    next_cursor: str | None = None
+
+
+class ThreadLinkIn(CamelModel):
+    """The other thread of a link."""
+
+    thread_id: str = Field(min_length=1, max_length=128)
+
+
+class MessageIn(CamelModel):
+    """A message to append."""
+
+    id: str | None = None
+    role: MessageRole
+    content: str = Field(min_length=1, max_length=100_000)
+    created_at: datetime | None = None
+
+    def to_domain(self) -> NewMessage:
+        """The domain's view of this message."""
+        return NewMessage(role=self.role, content=self.content, id=self.id, created_at=self.created_at)
+
+
+class MessagesIn(CamelModel):
+    """One or more messages, appended in order."""
+
+    messages: list[MessageIn] = Field(min_length=1, max_length=1_000)
+
+
+class MessageOut(OutModel):
+    """A message in its thread."""
+
+    id: str
+    role: MessageRole
+    content: str
+    seq: int
+    created_at: str
+
+
+class MessagePageOut(OutModel):
+    """Messages in order."""
+
+    items: list[MessageOut]
+    next_cursor: str | None = None
+
+
+# --- insights and their jobs ---------------------------------------------------------------------
+class JobStarted(OutModel):
+    """A queued job; poll ``GET /v1/jobs/{jobId}``."""
+
+    job_id: str
+
+
+class JobOut(OutModel):
+    """A background job: queued, running, done (with counts) or failed (with the reason)."""
+
+    id: str
+    kind: str
+    thread_id: str | None = None
+    status: str
+    counts: dict[str, int] | None = None
+    error: str | None = None
+    created_at: str
+    updated_at: str
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+class ConsolidatedOut(OutModel):
+    """What consolidation did."""
+
+    consolidated: int
+    created: int
+    updated: int
+
+
+class InsightOut(OutModel):
+    """An insight extracted from a message."""
+
+    id: str
+    thread_id: str
+    type: InsightType
+    content: str
+    confidence: float
+    extractor: str
+    extracted_at: str | None = None
+    message_id: str | None = None
+    knowledge_ids: list[str] = Field(default_factory=list)
+    score: float | None = None
+
+
+class InsightPageOut(OutModel):
+    """A page of insights, newest first."""
+
+    items: list[InsightOut]
+    next_cursor: str | None = None
+
+
+class UserContextIn(CamelModel):
+    """What the agent is working on now."""
+
+    query: str = Field(min_length=1, max_length=4_000)
+    limit: int = Field(default=10, ge=1, le=100)
+    topics: int = Field(default=5, ge=0, le=50)
+
+
+class TopicOut(OutModel):
+    """A recent thread's topic."""
+
+    thread_id: str
+    topic: str
+    context_type: str
+    updated_at: str
+
+
+class UserContextOut(OutModel):
+    """Relevant insights from any thread, and the topics of the latest threads."""
+
+    insights: list[InsightOut]
+    recent_topics: list[TopicOut]

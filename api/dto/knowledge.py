@@ -1,0 +1,334 @@
+"""Request and response bodies of the knowledge network: notes, edges, search."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from api.dto.base import CamelModel, OutModel, non_blank, unique_tags
+from graph.core.settings import get_settings
+from graph.knowledge.models import (
+    Direction,
+    EdgeType,
+    KnowledgeSource,
+    KnowledgeStatus,
+    KnowledgeType,
+    NewEdge,
+    NewNote,
+    NotePatch,
+    SearchFilters,
+    SearchMode,
+    SearchQuery,
+)
+
+
+def _word_limit(content: str) -> str:
+    limit = get_settings().note_max_words
+    words = len(content.split())
+    if words > limit:
+        raise ValueError(
+            f"content has {words} words; an atomic note holds at most {limit}: "
+            "split it into several notes and connect them"
+        )
+    return content
+
+
+# --- notes ---------------------------------------------------------------------------------------
+class NoteIn(CamelModel):
+    """A note to create."""
+
+    id: str | None = Field(default=None, description="Your id for the note; generated if absent.")
+    title: str = Field(max_length=300)
+    content: str = Field(max_length=20_000)
+    type: KnowledgeType
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    tags: list[str] = Field(default_factory=list, max_length=32)
+    embedding: list[float] | None = Field(
+        default=None, description="A precomputed vector of the index dimension; skips the embedder."
+    )
+    dedupe: bool = Field(default=True, description="Fold into an active note with cosine >= 0.95.")
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        return non_blank(value, "title")
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        return _word_limit(non_blank(value, "content"))
+
+    @field_validator("tags")
+    @classmethod
+    def _tag_list(cls, value: list[str]) -> list[str]:
+        return unique_tags(value) or []
+
+    def to_domain(self) -> NewNote:
+        """The domain's view of this note."""
+        return NewNote(
+            id=self.id,
+            title=self.title,
+            content=self.content,
+            type=self.type,
+            source=self.source,
+            confidence=self.confidence,
+            tags=tuple(self.tags),
+            embedding=self.embedding,
+            dedupe=self.dedupe,
+        )
+
+
+class NoteBatchIn(CamelModel):
+    """Up to 1,000 notes, created all or nothing."""
+
+    items: list[NoteIn] = Field(min_length=1, max_length=1_000)
+
+
+class NotePatchIn(CamelModel):
+    """Fields to change; absent fields stay as they are."""
+
+    title: str | None = Field(default=None, max_length=300)
+    content: str | None = Field(default=None, max_length=20_000)
+    type: KnowledgeType | None = None
+    source: KnowledgeSource | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    tags: list[str] | None = Field(default=None, max_length=32)
+    status: KnowledgeStatus | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str | None) -> str | None:
+        return None if value is None else non_blank(value, "title")
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str | None) -> str | None:
+        return None if value is None else _word_limit(non_blank(value, "content"))
+
+    @field_validator("tags")
+    @classmethod
+    def _tag_list(cls, value: list[str] | None) -> list[str] | None:
+        return unique_tags(value)
+
+    @model_validator(mode="after")
+    def _something(self) -> NotePatchIn:
+        if not self.model_fields_set:
+            raise ValueError("nothing to change: send at least one field")
+        for name in self.model_fields_set:
+            if getattr(self, name) is None:
+                raise ValueError(f"{to_camel(name)} cannot be null")
+        return self
+
+    def to_domain(self) -> NotePatch:
+        """The domain's view of this change."""
+        return NotePatch(
+            title=self.title,
+            content=self.content,
+            type=self.type,
+            source=self.source,
+            confidence=self.confidence,
+            tags=tuple(self.tags) if self.tags is not None else None,
+            status=self.status,
+        )
+
+
+class MergeOut(OutModel):
+    """A create that was folded into this note (nothing is lost)."""
+
+    requested_id: str | None = None
+    title: str
+    content: str
+    type: str
+    source: str
+    confidence: float
+    similarity: float
+    merged_at: str
+
+
+class NoteOut(OutModel):
+    """A note as the API shows it."""
+
+    id: str
+    title: str
+    content: str
+    type: KnowledgeType
+    source: KnowledgeSource
+    confidence: float
+    status: KnowledgeStatus
+    tags: list[str]
+    created_at: str
+    updated_at: str
+    merge_count: int = 0
+    merges: list[MergeOut] = Field(default_factory=list)
+    embedding: list[float] | None = None
+
+
+class CreatedNoteOut(OutModel):
+    """The outcome of one create."""
+
+    node: NoteOut
+    merged_into: str | None = None
+
+
+class NoteBatchOut(OutModel):
+    """Outcomes in request order."""
+
+    results: list[CreatedNoteOut]
+
+
+class NotePageOut(OutModel):
+    """A page of notes."""
+
+    items: list[NoteOut]
+    next_cursor: str | None = None
+
+
+# --- edges -------------------------------------------------------------------------------------
+class EdgeIn(CamelModel):
+    """An edge from the note in the path to ``targetId``."""
+
+    type: EdgeType
+    target_id: str = Field(min_length=1, max_length=128)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    note: str | None = Field(default=None, max_length=2_000)
+
+    def to_domain(self, source_id: str) -> NewEdge:
+        """The domain's view of this edge."""
+        return NewEdge(source_id, self.type, self.target_id, self.confidence, self.source, self.note)
+
+
+class EdgeBatchItemIn(EdgeIn):
+    """An edge with both ends named."""
+
+    source_id: str = Field(min_length=1, max_length=128)
+
+
+class EdgeBatchIn(CamelModel):
+    """Up to 1,000 edges, created all or nothing."""
+
+    items: list[EdgeBatchItemIn] = Field(min_length=1, max_length=1_000)
+
+
+class EdgeOut(OutModel):
+    """A typed edge between two notes."""
+
+    type: EdgeType
+    source_id: str
+    target_id: str
+    created_at: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+    note: str | None = None
+
+
+class CreatedEdgeOut(OutModel):
+    """The outcome of one edge create."""
+
+    edge: EdgeOut
+    created: bool
+
+
+class EdgeBatchOut(OutModel):
+    """Outcomes in request order."""
+
+    results: list[CreatedEdgeOut]
+
+
+class EdgeListOut(OutModel):
+    """A note's edges."""
+
+    items: list[EdgeOut]
+    next_cursor: str | None = None
+
+
+class ReachedNoteOut(OutModel):
+    """A note reached by expansion, with its depth and the edges that reached it."""
+
+    node: NoteOut
+    depth: int
+    via: list[EdgeOut]
+
+
+class NeighborhoodOut(OutModel):
+    """A note and everything within N hops."""
+
+    node: NoteOut
+    nodes: list[ReachedNoteOut]
+    edges: list[EdgeOut]
+
+
+# --- search --------------------------------------------------------------------------------------
+class FiltersIn(CamelModel):
+    """Narrow a search."""
+
+    types: list[KnowledgeType] | None = None
+    sources: list[KnowledgeSource] | None = None
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    status: list[KnowledgeStatus] | None = None
+    tags: list[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+    def to_domain(self) -> SearchFilters:
+        """The domain's view of these filters."""
+        return SearchFilters(
+            types=tuple(self.types) if self.types else None,
+            sources=tuple(self.sources) if self.sources else None,
+            min_confidence=self.min_confidence,
+            status=tuple(self.status) if self.status else None,
+            tags=tuple(self.tags) if self.tags else None,
+            created_after=self.created_after,
+            created_before=self.created_before,
+        )
+
+
+class SearchIn(CamelModel):
+    """One search call."""
+
+    query: str = Field(min_length=1, max_length=4_000)
+    top_k: int = Field(default=5, ge=1, le=100)
+    mode: SearchMode = SearchMode.HYBRID
+    expand_connections: bool = True
+    max_depth: int = Field(default=1, ge=0, le=3)
+    edge_types: list[EdgeType] | None = None
+    direction: Direction = Direction.BOTH
+    filters: FiltersIn | None = None
+    include_superseded: bool = False
+    embedding: list[float] | None = Field(default=None, description="Search by this vector instead.")
+
+    def to_domain(self) -> SearchQuery:
+        """The domain's view of this search."""
+        return SearchQuery(
+            query=self.query,
+            top_k=self.top_k,
+            mode=self.mode,
+            expand_connections=self.expand_connections,
+            max_depth=self.max_depth,
+            edge_types=tuple(self.edge_types) if self.edge_types else None,
+            direction=self.direction,
+            filters=self.filters.to_domain() if self.filters else SearchFilters(),
+            include_superseded=self.include_superseded,
+            embedding=self.embedding,
+        )
+
+
+class HitOut(OutModel):
+    """A search hit."""
+
+    node: NoteOut
+    score: float
+    vector_score: float | None = None
+    text_score: float | None = None
+
+
+class SearchOut(OutModel):
+    """Hits, the notes expansion reached, and the edges among all of them."""
+
+    hits: list[HitOut]
+    expanded: list[ReachedNoteOut]
+    edges: list[EdgeOut]
+    plan: str | None = None

@@ -1,0 +1,161 @@
+"""Conversation memory: threads and their messages, insight extraction jobs, the feedback
+loop, consolidation, and cross-session recall."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from api.deps import ConversationsDep, PrincipalDep
+from api.dto.base import dump
+from api.dto.conversations import (
+    ConsolidatedOut,
+    InsightPageOut,
+    JobOut,
+    JobStarted,
+    MessagePageOut,
+    MessagesIn,
+    ThreadIn,
+    ThreadLinkIn,
+    ThreadOut,
+    ThreadPageOut,
+    UserContextIn,
+    UserContextOut,
+)
+from graph.conversations.models import ContextType, InsightType
+
+router = APIRouter(tags=["conversations"])
+
+
+@router.post("/threads", status_code=201, response_model=ThreadOut)
+async def create_thread(
+    body: ThreadIn, principal: PrincipalDep, conversations: ConversationsDep
+) -> JSONResponse:
+    """Create a thread (200 with the thread when the id exists already)."""
+    thread, created = await conversations.threads.create_thread(
+        principal, thread_id=body.id, context_type=body.context_type, topic=body.topic
+    )
+    return JSONResponse(dump(ThreadOut.model_validate(thread)), status_code=201 if created else 200)
+
+
+@router.get("/threads", response_model=ThreadPageOut)
+async def list_threads(
+    principal: PrincipalDep,
+    conversations: ConversationsDep,
+    context_type: Annotated[ContextType | None, Query(alias="contextType")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The caller's threads, most recently active first."""
+    items, next_cursor = await conversations.threads.list_threads(
+        principal, context_type=context_type, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(ThreadPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/threads/{id}", response_model=ThreadOut)
+async def get_thread(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+    """One thread, with the ids of its related threads."""
+    thread = await conversations.threads.get_thread(principal, id)
+    return JSONResponse(dump(ThreadOut.model_validate(thread)))
+
+
+@router.post("/threads/{id}/links", status_code=204)
+async def link_threads(
+    id: str, body: ThreadLinkIn, principal: PrincipalDep, conversations: ConversationsDep
+) -> Response:  # noqa: A002
+    """Relate two threads."""
+    await conversations.threads.link(principal, id, body.thread_id)
+    return Response(status_code=204)
+
+
+@router.delete("/threads/{id}/links/{other_id}", status_code=204)
+async def unlink_threads(
+    id: str, other_id: str, principal: PrincipalDep, conversations: ConversationsDep
+) -> Response:  # noqa: A002
+    """Remove the relation between two threads."""
+    await conversations.threads.link(principal, id, other_id, remove=True)
+    return Response(status_code=204)
+
+
+@router.post("/threads/{id}/messages", status_code=201, response_model=MessagePageOut)
+async def append_messages(
+    id: str, body: MessagesIn, principal: PrincipalDep, conversations: ConversationsDep
+) -> JSONResponse:  # noqa: A002
+    """Append messages in order (idempotent by message id) → the messages as stored."""
+    items = await conversations.threads.append(principal, id, [m.to_domain() for m in body.messages])
+    return JSONResponse(dump(MessagePageOut.model_validate({"items": items})), status_code=201)
+
+
+@router.get("/threads/{id}/messages", response_model=MessagePageOut)
+async def list_messages(
+    id: str,  # noqa: A002
+    principal: PrincipalDep,
+    conversations: ConversationsDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The thread's messages in order."""
+    items, next_cursor = await conversations.threads.list_messages(principal, id, limit=limit, cursor=cursor)
+    return JSONResponse(dump(MessagePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+async def _start(
+    kind: str, thread_id: str, principal: PrincipalDep, conversations: ConversationsDep
+) -> JSONResponse:
+    job_id = await conversations.insights.start_job(principal, thread_id, kind)
+    return JSONResponse(dump(JobStarted(job_id=job_id)), status_code=202)
+
+
+@router.post("/threads/{id}/extract", status_code=202, response_model=JobStarted)
+async def extract(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+    """Start insight extraction for the thread."""
+    return await _start("extract", id, principal, conversations)
+
+
+@router.post("/threads/{id}/feedback-loop", status_code=202, response_model=JobStarted)
+async def feedback_loop(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+    """Start extract → validate (> 0.7) → update-or-create knowledge for the thread."""
+    return await _start("feedback-loop", id, principal, conversations)
+
+
+@router.post("/threads/{id}/consolidate", response_model=ConsolidatedOut)
+async def consolidate(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+    """High-confidence (> 0.8) insights of the thread become permanent knowledge."""
+    counts = await conversations.insights.consolidate(principal, id)
+    return JSONResponse(dump(ConsolidatedOut.model_validate(counts)))
+
+
+@router.get("/jobs/{id}", response_model=JobOut)
+async def job(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+    """A job's status."""
+    return JSONResponse(dump(JobOut.model_validate(await conversations.jobs.get(principal, id))))
+
+
+@router.get("/insights", response_model=InsightPageOut)
+async def list_insights(
+    principal: PrincipalDep,
+    conversations: ConversationsDep,
+    thread_id: Annotated[str | None, Query(alias="threadId")] = None,
+    type: InsightType | None = None,  # noqa: A002
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The caller's insights, newest first."""
+    items, next_cursor = await conversations.insights.list_insights(
+        principal, thread_id=thread_id, insight_type=type.value if type else None, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(InsightPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.post("/context/user", response_model=UserContextOut)
+async def user_context(
+    body: UserContextIn, principal: PrincipalDep, conversations: ConversationsDep
+) -> JSONResponse:
+    """Cross-session recall: insights relevant to the query, and recent thread topics."""
+    result: dict[str, Any] = await conversations.insights.recall(
+        principal, body.query, limit=body.limit, topics=body.topics
+    )
+    return JSONResponse(dump(UserContextOut.model_validate(result)))

@@ -1,0 +1,66 @@
+"""The service itself: liveness and readiness (no key needed), and who the caller is."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from api.deps import PrincipalDep, ServicesDep
+from api.dto.core import PrincipalOut
+from graph.core.errors import DatabaseUnavailable
+from graph.core.schema import check_schema
+
+#: Outside ``/v1``: load balancers and orchestrators call these without a key.
+public = APIRouter(tags=["health"])
+#: Inside ``/v1``.
+router = APIRouter(tags=["principals"])
+
+READY_TIMEOUT_SECONDS = 5.0
+
+
+@public.get("/health", summary="Liveness: the process is up")
+async def health() -> dict[str, str]:
+    """Always 200 while the process serves requests."""
+    return {"status": "ok"}
+
+
+@public.get(
+    "/ready",
+    summary="Readiness: Neo4j reachable, schema applied, vector indexes sized for the embedder",
+    responses={503: {"description": "not ready; `reason` says why"}},
+)
+async def ready(services: ServicesDep) -> JSONResponse:
+    """200 when requests can be served; 503 with the reason otherwise."""
+    dimension = services.embedder.dimension
+    try:
+        async with asyncio.timeout(READY_TIMEOUT_SECONDS):
+            await services.db.ping()
+            report = await check_schema(services.db, dimension)
+    except (DatabaseUnavailable, TimeoutError) as exc:
+        reason = exc.message if isinstance(exc, DatabaseUnavailable) else "Neo4j did not answer in time"
+        return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+    body: dict[str, Any] = {
+        "status": "ready" if report.ok else "unavailable",
+        "neo4j": services.settings.resolved_neo4j_uri,
+        "database": services.settings.neo4j_database,
+        "embedder": services.embedder.model_id,
+        "dimension": dimension,
+    }
+    if not report.ok:
+        body["reason"] = "; ".join(report.problems)
+        return JSONResponse(body, status_code=503)
+    return JSONResponse(body)
+
+
+@router.get("/me", response_model=PrincipalOut, response_model_by_alias=True)
+async def me(principal: PrincipalDep) -> PrincipalOut:
+    """The user, role and agent behind the presented key."""
+    return PrincipalOut(
+        user_id=principal.user_id,
+        role=principal.role.value,
+        agent_id=principal.agent_id,
+        key_id=principal.key_id,
+    )

@@ -1,0 +1,272 @@
+"""Insights from conversations: extraction jobs, the feedback loop, consolidation, recall.
+
+* **extract**: a thread's messages → insights (each linked to its message, with the
+  extractor's name and an embedding), idempotent: re-extracting stores nothing twice.
+* **feedback loop**: extract → keep confidence > 0.7 → for each, update the user's
+  knowledge: an active note with cosine ≥ 0.95 is updated, otherwise a note is created
+  (source ``conversation``); every note records the insights that fed it (DERIVED_FROM).
+* **consolidate**: insights > 0.8 of a thread become permanent knowledge the same way;
+  running it twice changes nothing the second time.
+* **recall**: the user's insights closest to a query, and their recent thread topics.
+
+Long work runs as a job (:mod:`graph.core.jobs`) whose status lives in Neo4j.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.conversations.extractors import ExtractedInsight, Extractor, ThreadMessage
+from graph.conversations.models import InsightType
+from graph.conversations.threads import require_thread
+from graph.core.db import Database, run_rows
+from graph.core.embeddings import Embedder
+from graph.core.errors import InvalidInput
+from graph.core.jobs import Jobs
+from graph.core.principals import Principal
+from graph.core.values import plain, sortable_id
+from graph.core.vectors import VectorPlanConfig, cosine_from_score
+from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
+from graph.knowledge.notes import NoteService
+
+JOB_KINDS = ("extract", "feedback-loop")
+_KNOWLEDGE_TYPE = {
+    InsightType.PREFERENCE: KnowledgeType.FACT,
+    InsightType.FACT: KnowledgeType.FACT,
+    InsightType.DECISION: KnowledgeType.DECISION,
+    InsightType.QUESTION: KnowledgeType.CONCEPT,
+}
+
+
+def insight_key(message_id: str, insight_type: str, content: str) -> str:
+    """What makes an insight the same insight: its message, type and (normalised) content."""
+    normal = " ".join(content.lower().split())
+    return hashlib.sha256(f"{message_id}\x1f{insight_type}\x1f{normal}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The seed's values by default."""
+
+    valid_above: float = 0.7
+    consolidate_above: float = 0.8
+
+
+class InsightService:
+    """Extraction, validation, consolidation and recall of a user's insights."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        extractor: Extractor,
+        notes: NoteService,
+        jobs: Jobs,
+        *,
+        thresholds: Thresholds | None = None,
+        plan: VectorPlanConfig | None = None,
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._extractor = extractor
+        self._notes = notes
+        self._jobs = jobs
+        self._thresholds = thresholds or Thresholds()
+        self._plan = plan or VectorPlanConfig()
+
+    @property
+    def extractor_name(self) -> str:
+        """The extractor in use."""
+        return self._extractor.name
+
+    # --- jobs ------------------------------------------------------------------------------------
+    async def start_job(self, principal: Principal, thread_id: str, kind: str) -> str:
+        """Queue extraction or the feedback loop for a thread; returns the job id."""
+        if kind not in JOB_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(JOB_KINDS)}", field="kind")
+        await require_thread(self._db, principal.user_id, thread_id)  # 404 now, not a failed job later
+        step: Callable[[Principal, str], Awaitable[dict[str, int]]] = (
+            self.extract if kind == "extract" else self.feedback_loop
+        )
+        return await self._jobs.start(
+            principal, kind, lambda: step(principal, thread_id), thread_id=thread_id
+        )
+
+    # --- the pipeline ------------------------------------------------------------------------------
+    async def _messages(self, principal: Principal, thread_id: str) -> list[ThreadMessage]:
+        await require_thread(self._db, principal.user_id, thread_id)
+        messages = await self._db.read(
+            "queries/conversations/thread_messages_all", userId=principal.user_id, threadId=thread_id
+        )
+        return [ThreadMessage(r["id"], r["role"], r["content"]) for r in messages]
+
+    async def extract(self, principal: Principal, thread_id: str) -> dict[str, int]:
+        """Extract and store a thread's insights; counts of messages, extracted and new insights."""
+        messages = await self._messages(principal, thread_id)
+        found = await self._extractor.extract(messages) if messages else []
+        stored = await self._store(principal, thread_id, found)
+        return {"messages": len(messages), "extracted": len(found), "stored": stored}
+
+    async def _store(self, principal: Principal, thread_id: str, found: list[ExtractedInsight]) -> int:
+        if not found:
+            return 0
+        vectors = await self._embedder.embed([i.content for i in found])
+        rows = [
+            {
+                "id": sortable_id(),
+                "key": insight_key(i.message_id, i.type.value, i.content),
+                "messageId": i.message_id,
+                "type": i.type.value,
+                "content": i.content,
+                "confidence": i.confidence,
+                "embedding": vector,
+            }
+            for i, vector in zip(found, vectors, strict=True)
+        ]
+        result = await self._db.write(
+            "queries/conversations/insights_store",
+            rows=rows,
+            userId=principal.user_id,
+            threadId=thread_id,
+            extractor=self._extractor.name,
+            embeddingModel=self._embedder.model_id,
+        )
+        return sum(1 for r in result if r["created"])
+
+    async def feedback_loop(self, principal: Principal, thread_id: str) -> dict[str, int]:
+        """Extract → keep confidence > 0.7 → update-or-create knowledge for each."""
+        extracted = await self.extract(principal, thread_id)
+        valid = await self._db.read(
+            "queries/conversations/insights_of_thread",
+            userId=principal.user_id,
+            threadId=thread_id,
+            minConfidence=self._thresholds.valid_above,
+        )
+        created, updated = await self._to_knowledge(principal, valid)
+        return {
+            "extracted": extracted["extracted"],
+            "valid": len(valid),
+            "created": created,
+            "updated": updated,
+        }
+
+    async def consolidate(self, principal: Principal, thread_id: str) -> dict[str, int]:
+        """Insights > 0.8 not yet in knowledge become knowledge; a second run does nothing."""
+        await require_thread(self._db, principal.user_id, thread_id)
+        rows = await self._db.read(
+            "queries/conversations/insights_of_thread",
+            userId=principal.user_id,
+            threadId=thread_id,
+            minConfidence=self._thresholds.consolidate_above,
+        )
+        pending = [r for r in rows if not r["consolidated"]]
+        created, updated = await self._to_knowledge(principal, pending)
+        return {"consolidated": len(pending), "created": created, "updated": updated}
+
+    async def _to_knowledge(self, principal: Principal, insights: list[dict[str, Any]]) -> tuple[int, int]:
+        """Each insight updates its twin note (cosine ≥ threshold) or makes a new one, with provenance."""
+        if not insights:
+            return 0, 0
+        # Embedded as notes are (title + content), so twins are compared like for like.
+        notes = [
+            NewNote(
+                id=f"ins-{r['id']}",
+                title=_title(r["content"]),
+                content=r["content"],
+                type=_KNOWLEDGE_TYPE[InsightType(r["type"])],
+                source=KnowledgeSource.CONVERSATION,
+                confidence=float(r["confidence"]),
+                tags=(r["type"],),
+            )
+            for r in insights
+        ]
+        user = principal.user_id
+
+        async def link(tx: AsyncManagedTransaction, results: list[CreateResult]) -> None:
+            rows = [
+                {"knowledgeId": res.node["id"], "insightId": r["id"], "updated": res.merged_into is not None}
+                for r, res in zip(insights, results, strict=True)
+            ]
+            await run_rows(tx, "queries/conversations/insights_derive_knowledge", rows=rows, userId=user)
+
+        results = await self._notes.create(principal, notes, batch=True, then=link)
+        created = sum(1 for r in results if r.created)
+        updated = sum(1 for r in results if r.merged_into is not None)
+        return created, updated
+
+    # --- reading -------------------------------------------------------------------------------------
+    async def list_insights(
+        self,
+        principal: Principal,
+        *,
+        thread_id: str | None = None,
+        insight_type: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """The user's insights, newest first."""
+        rows = await self._db.read(
+            "queries/conversations/insights_list",
+            userId=principal.user_id,
+            threadId=thread_id,
+            type=insight_type,
+            afterId=cursor,
+            limit=limit + 1,
+        )
+        items = [plain(r["insight"]) for r in rows]
+        more = len(items) > limit
+        items = items[:limit]
+        return items, items[-1]["id"] if more else None
+
+    async def recall(
+        self, principal: Principal, query: str, *, limit: int = 10, topics: int = 5
+    ) -> dict[str, Any]:
+        """The insights most relevant to ``query`` (any thread) and the most recent thread topics."""
+        [vector] = await self._embedder.embed([query])
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
+            [counts] = await run_rows(tx, "queries/conversations/insights_counts", userId=user)
+            mine, total = int(counts["mine"]), int(counts["total"])
+            hits: list[dict[str, Any]] = []
+            if mine:
+                candidates = self._plan.index_candidates(limit, mine, total)
+                done = False
+                if candidates is not None:
+                    [row] = await run_rows(
+                        tx,
+                        "queries/conversations/insights_recall_index",
+                        userId=user,
+                        vector=vector,
+                        candidates=candidates,
+                        limit=limit,
+                    )
+                    if row["matched"] >= limit:
+                        hits, done = row["hits"], True
+                if not done:
+                    hits = await run_rows(
+                        tx,
+                        "queries/conversations/insights_recall_exact",
+                        userId=user,
+                        vector=vector,
+                        limit=limit,
+                    )
+            recent = await run_rows(
+                tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics
+            )
+            return {
+                "insights": [{**h["insight"], "score": cosine_from_score(h["score"])} for h in hits],
+                "recentTopics": [plain(r) for r in recent],
+            }
+
+        return await self._db.read_tx(work)
+
+
+def _title(content: str, words: int = 10) -> str:
+    parts = content.split()
+    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")

@@ -1,0 +1,202 @@
+"""Conversation threads and their ordered messages.
+
+A thread (``contextType`` support, research, planning or general; a topic) holds its
+messages in order: every message hangs off the thread (``HAS_MESSAGE``) and follows the
+previous one (``NEXT``), with ``LAST_MESSAGE`` pointing at the newest, so Neo4j Browser
+shows a conversation as a chain. Appends are idempotent by message id.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.conversations.models import ContextType, NewMessage
+from graph.core.db import Database, Row, run_rows
+from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.principals import Principal
+from graph.core.values import check_id, decode_cursor, encode_cursor, plain
+
+MAX_MESSAGES_PER_APPEND = 1_000
+
+
+async def require_thread(db: Database, user_id: str, thread_id: str, field: str = "id") -> dict[str, Any]:
+    """The user's thread, or :class:`NotFound` naming ``field``."""
+    rows = await db.read("queries/conversations/threads_by_ids", userId=user_id, ids=[thread_id])
+    if not rows:
+        raise NotFound(f"no thread {thread_id!r}", field=field)
+    thread: dict[str, Any] = plain(rows[0]["thread"])
+    return thread
+
+
+class ThreadService:
+    """Threads and messages of the calling user."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def create_thread(
+        self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
+    ) -> tuple[dict[str, Any], bool]:
+        """Create a thread; an existing id returns it unchanged (409 if it differs)."""
+        tid = check_id(thread_id) if thread_id else uuid.uuid4().hex
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[Row, list[Row]]:
+            [row] = await run_rows(
+                tx,
+                "queries/conversations/thread_create",
+                userId=user,
+                id=tid,
+                contextType=context_type.value,
+                topic=topic,
+                role=principal.role.value,
+                agentId=principal.agent_id,
+            )
+            return row, await run_rows(tx, "queries/conversations/threads_by_ids", userId=user, ids=[tid])
+
+        row, threads = await self._db.write_tx(work)
+        if not row["created"] and (row["contextType"], row["topic"]) != (context_type.value, topic):
+            raise Conflict(f"thread {tid!r} already exists with another contextType or topic", field="id")
+        return plain(threads[0]["thread"]), bool(row["created"])
+
+    async def get_thread(self, principal: Principal, thread_id: str) -> dict[str, Any]:
+        """One thread with its related threads."""
+        return await require_thread(self._db, principal.user_id, thread_id)
+
+    async def list_threads(
+        self,
+        principal: Principal,
+        *,
+        context_type: ContextType | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of threads, most recently active first."""
+        after_updated, after_id = decode_cursor(cursor) if cursor else (None, None)
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
+            page = await run_rows(
+                tx,
+                "queries/conversations/thread_list",
+                userId=user,
+                contextType=context_type.value if context_type else None,
+                afterUpdatedAt=after_updated,
+                afterId=after_id,
+                limit=limit + 1,
+            )
+            ids = [r["id"] for r in page[:limit]]
+            return page, await run_rows(tx, "queries/conversations/threads_by_ids", userId=user, ids=ids)
+
+        page, threads = await self._db.read_tx(work)
+        by_id = {row["thread"]["id"]: plain(row["thread"]) for row in threads}
+        items = [by_id[r["id"]] for r in page[:limit] if r["id"] in by_id]
+        more = len(page) > limit
+        return items, encode_cursor(page[limit - 1]["updatedAt"], page[limit - 1]["id"]) if more else None
+
+    async def link(
+        self, principal: Principal, thread_id: str, other_id: str, *, remove: bool = False
+    ) -> None:
+        """Relate (or unrelate) two of the caller's threads."""
+        if thread_id == other_id:
+            raise InvalidInput("a thread cannot be linked to itself", field="threadId")
+        await require_thread(self._db, principal.user_id, thread_id, "id")
+        await require_thread(self._db, principal.user_id, other_id, "threadId")
+        query = "queries/conversations/thread_unlink" if remove else "queries/conversations/thread_link"
+        rows = await self._db.write(query, userId=principal.user_id, id=thread_id, otherId=other_id)
+        if remove and (not rows or rows[0]["unlinked"] == 0):
+            raise NotFound(f"threads {thread_id!r} and {other_id!r} are not linked", field="threadId")
+
+    async def append(
+        self, principal: Principal, thread_id: str, messages: Sequence[NewMessage]
+    ) -> list[dict[str, Any]]:
+        """Append messages in order, in one transaction; ids already in the thread are skipped."""
+        if not messages:
+            raise InvalidInput("send at least one message", field="messages")
+        if len(messages) > MAX_MESSAGES_PER_APPEND:
+            raise InvalidInput(f"at most {MAX_MESSAGES_PER_APPEND} messages per append", field="messages")
+        ids = [
+            check_id(m.id, f"messages.{i}.id") if m.id else uuid.uuid4().hex for i, m in enumerate(messages)
+        ]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("a message id appears twice in the append", field="messages")
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            state = await run_rows(
+                tx, "queries/conversations/messages_state", userId=user, threadId=thread_id, ids=ids
+            )
+            if not state:
+                raise NotFound(f"no thread {thread_id!r}", field="id")
+            existing = {e["id"]: e for e in state[0]["existing"]}
+            previous, seq = state[0]["lastId"], int(state[0]["lastSeq"])
+            rows = []
+            for i, (mid, message) in enumerate(zip(ids, messages, strict=True)):
+                if mid in existing:
+                    known = existing[mid]
+                    same = (known["threadId"], known["role"], known["content"]) == (
+                        thread_id,
+                        message.role.value,
+                        message.content,
+                    )
+                    if not same:
+                        raise Conflict(
+                            f"message {mid!r} already exists with other thread, role or content",
+                            field=f"messages.{i}.id",
+                        )
+                    continue
+                seq += 1
+                rows.append(
+                    {
+                        "id": mid,
+                        "role": message.role.value,
+                        "content": message.content,
+                        "seq": seq,
+                        "previousId": previous,
+                        "createdAt": message.created_at.isoformat() if message.created_at else None,
+                    }
+                )
+                previous = mid
+            if rows:
+                await run_rows(
+                    tx, "queries/conversations/messages_append", userId=user, threadId=thread_id, rows=rows
+                )
+            return len(rows)
+
+        await self._db.write_tx(work)
+        rows = await self._db.read(
+            "queries/conversations/messages_by_ids", userId=user, threadId=thread_id, ids=ids
+        )
+        return [plain(r["message"]) for r in rows]
+
+    async def list_messages(
+        self,
+        principal: Principal,
+        thread_id: str,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of a thread's messages, oldest first."""
+        await self.get_thread(principal, thread_id)
+        after_seq = 0
+        if cursor:
+            try:
+                after_seq = int(cursor)
+            except ValueError as exc:
+                raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
+        rows = await self._db.read(
+            "queries/conversations/messages_list",
+            userId=principal.user_id,
+            threadId=thread_id,
+            afterSeq=after_seq,
+            limit=limit + 1,
+        )
+        items = [plain(r["message"]) for r in rows]
+        more = len(items) > limit
+        items = items[:limit]
+        return items, str(items[-1]["seq"]) if more else None

@@ -1,0 +1,159 @@
+"""Principals and the API keys that resolve to them.
+
+Every request is made by a :class:`Principal`: a user id (whose data it may see), a
+role (``human`` or ``agent``; human corrections outrank agent writes) and optionally
+the agent's id. Keys are random 256-bit secrets; Neo4j stores only their sha256, so a
+leaked database does not leak usable keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from graph.core.db import Database
+from graph.core.errors import InvalidInput, NotFound, Unauthenticated
+
+KEY_PREFIX = "ctxn_"
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
+
+
+class Role(StrEnum):
+    """Who is behind a key."""
+
+    HUMAN = "human"
+    AGENT = "agent"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller of a request."""
+
+    user_id: str
+    role: Role
+    agent_id: str | None = None
+    key_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ApiKeyInfo:
+    """An API key as listed (never with its secret)."""
+
+    id: str
+    prefix: str
+    user_id: str
+    role: Role
+    agent_id: str | None
+    label: str | None
+    created_at: datetime | None
+    revoked_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ApiKeyInfo:
+        """Build from the ``key`` map the api_key queries return."""
+        return cls(
+            id=row["id"],
+            prefix=row["prefix"],
+            user_id=row["userId"],
+            role=Role(row["role"]),
+            agent_id=row.get("agentId"),
+            label=row.get("label"),
+            created_at=_native(row.get("createdAt")),
+            revoked_at=_native(row.get("revokedAt")),
+        )
+
+
+def _native(value: Any) -> datetime | None:
+    return value.to_native() if value is not None else None
+
+
+def hash_key(secret: str) -> str:
+    """The stored form of a key."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def validate_identifier(value: str, field: str) -> str:
+    """User and agent ids: 1-128 characters of letters, digits and ``._@:-``."""
+    if not _ID_PATTERN.fullmatch(value):
+        raise InvalidInput(
+            f"{field} must be 1-128 characters of letters, digits and ._@:- (got {value!r})",
+            field=field,
+        )
+    return value
+
+
+class ApiKeys:
+    """Create, list, revoke and resolve API keys."""
+
+    def __init__(self, db: Database, cache_seconds: float = 5.0) -> None:
+        self._db = db
+        self._cache_seconds = cache_seconds
+        self._cache: dict[str, tuple[float, Principal]] = {}
+
+    async def create(
+        self, user_id: str, role: Role | str, agent_id: str | None = None, label: str | None = None
+    ) -> tuple[ApiKeyInfo, str]:
+        """A new key for a principal; returns its record and the secret (shown once)."""
+        validate_identifier(user_id, "user")
+        try:
+            role = Role(role)
+        except ValueError as exc:
+            raise InvalidInput("role must be 'human' or 'agent'", field="role") from exc
+        if agent_id is not None:
+            validate_identifier(agent_id, "agent")
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        rows = await self._db.write(
+            "queries/core/api_key_create",
+            id="key_" + secrets.token_hex(6),
+            hash=hash_key(secret),
+            prefix=secret[: len(KEY_PREFIX) + 6],
+            userId=user_id,
+            role=role.value,
+            agentId=agent_id,
+            label=label,
+        )
+        return ApiKeyInfo.from_row(rows[0]["key"]), secret
+
+    async def list(self, user_id: str | None = None, include_revoked: bool = False) -> list[ApiKeyInfo]:
+        """Keys, optionally of one user."""
+        rows = await self._db.read(
+            "queries/core/api_key_list", userId=user_id, includeRevoked=include_revoked
+        )
+        return [ApiKeyInfo.from_row(row["key"]) for row in rows]
+
+    async def revoke(self, key_id: str) -> ApiKeyInfo:
+        """Revoke a key; it stops working within ``cache_seconds`` on every replica."""
+        rows = await self._db.write("queries/core/api_key_revoke", id=key_id)
+        if not rows:
+            raise NotFound(f"no API key with id {key_id!r}", field="id")
+        self._cache.clear()
+        return ApiKeyInfo.from_row(rows[0]["key"])
+
+    async def resolve(self, secret: str | None) -> Principal:
+        """The principal behind a presented key, or :class:`Unauthenticated`."""
+        if not secret:
+            raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
+        digest = hash_key(secret)
+        now = time.monotonic()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        rows = await self._db.read("queries/core/api_key_by_hash", hash=digest)
+        if not rows:
+            self._cache.pop(digest, None)
+            raise Unauthenticated("invalid or revoked API key")
+        row = rows[0]
+        principal = Principal(
+            user_id=row["userId"], role=Role(row["role"]), agent_id=row.get("agentId"), key_id=row["id"]
+        )
+        if self._cache_seconds > 0:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[digest] = (now + self._cache_seconds, principal)
+        return principal

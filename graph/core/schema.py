@@ -1,0 +1,206 @@
+"""The database schema: idempotent ``cypher/schema/*.cypher`` files, applied in name order.
+
+``migrate`` runs at API start-up and from ``ctxnet db migrate``: it rebuilds vector
+indexes whose settings (quantization, HNSW parameters) differ from the schema files,
+from the vectors already stored, then applies every file. ``check_schema`` is what
+``/ready`` asks (every index and constraint present and online, vector indexes sized
+for the configured embedder); ``reembed`` replaces vector indexes of the wrong size and
+recomputes the vectors, resumably.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graph.core.cypher import cypher_names, cypher_text
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.errors import SchemaMismatch
+
+log = logging.getLogger(__name__)
+
+_NAMED = re.compile(
+    r"CREATE\s+(?:(VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?(INDEX|CONSTRAINT)\s+(\w+)", re.IGNORECASE
+)
+#: Literal vector-index settings in a schema file, e.g. `vector.quantization.enabled`: false.
+_SETTING = re.compile(r"`(vector\.[\w.]+)`\s*:\s*(true|false|\d+)\b", re.IGNORECASE)
+#: The properties an index covers: ON n.p / ON (n.a, n.b) / ON EACH [n.a, n.b].
+_COVERS = re.compile(r"\bON\s+(?:EACH\s*\[([^\]]*)\]|\(([^)]*)\)|(\w+\.\w+))", re.IGNORECASE)
+
+
+def _covered(text: str) -> tuple[str, ...] | None:
+    match = _COVERS.search(text)
+    if match is None:
+        return None
+    listed = next(group for group in match.groups() if group is not None)
+    return tuple(part.strip().split(".", 1)[1] for part in listed.split(",") if "." in part)
+
+
+def _literal_settings(text: str) -> tuple[tuple[str, bool | int], ...]:
+    found: list[tuple[str, bool | int]] = []
+    for key, value in _SETTING.findall(text):
+        lowered = value.lower()
+        found.append((key, lowered == "true" if lowered in {"true", "false"} else int(value)))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class SchemaObject:
+    """An index or constraint a schema file creates."""
+
+    name: str
+    kind: str  # "INDEX" or "CONSTRAINT"
+    index_type: str | None  # VECTOR, FULLTEXT, ... for indexes
+    properties: tuple[str, ...] | None = None  # what an index covers
+    #: Vector-index settings the file fixes (besides the dimension, which follows the embedder).
+    settings: tuple[tuple[str, bool | int], ...] = ()
+
+
+def expected_schema() -> list[SchemaObject]:
+    """Every index and constraint named in ``cypher/schema``."""
+    objects = []
+    for name in cypher_names("schema"):
+        match = _NAMED.search(cypher_text(name))
+        if match is None:
+            raise ValueError(f"cypher/{name}.cypher creates no named index or constraint")
+        index_type, kind, object_name = match.groups()
+        text = cypher_text(name)
+        covers = _covered(text) if kind.upper() == "INDEX" else None
+        kind_of = index_type.upper() if index_type else None
+        settings = _literal_settings(text) if kind_of == "VECTOR" else ()
+        objects.append(SchemaObject(object_name, kind.upper(), kind_of, covers, settings))
+    return objects
+
+
+@dataclass
+class SchemaReport:
+    """What ``check_schema`` found; ``problems`` is empty when all is well."""
+
+    problems: list[str] = field(default_factory=list)
+    vector_dimensions: dict[str, int] = field(default_factory=dict)
+    #: Vector indexes of the right size whose other settings differ: ``migrate`` rebuilds them.
+    stale_settings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the schema fits this build."""
+        return not self.problems
+
+
+async def apply_schema(db: Database, dimension: int) -> list[str]:
+    """Run every schema file (each is ``IF NOT EXISTS``); returns the files run."""
+    applied = []
+    for name in cypher_names("schema"):
+        await db.run_autocommit(name, dimension=dimension)
+        applied.append(name)
+    log.info("schema applied", extra={"files": len(applied)})
+    return applied
+
+
+def _reembed_hint(index: str, found: int, wanted: int) -> str:
+    return (
+        f"vector index {index} holds {found}-dimensional vectors but the configured embedder makes "
+        f"{wanted}: either switch back to the embedder that wrote them (CTXNET_EMBEDDER / "
+        f"CTXNET_EMBEDDING_DIMENSION), or re-embed everything with `ctxnet db reembed`"
+    )
+
+
+async def check_schema(db: Database, dimension: int) -> SchemaReport:
+    """Compare the live schema with ``cypher/schema``; never raises for a mismatch."""
+    report = SchemaReport()
+    indexes = {row["name"]: row for row in await db.read("queries/core/schema_indexes")}
+    constraints = {row["name"] for row in await db.read("queries/core/schema_constraints")}
+    for wanted in expected_schema():
+        if wanted.kind == "CONSTRAINT":
+            if wanted.name not in constraints:
+                report.problems.append(f"constraint {wanted.name} is missing; run `ctxnet db migrate`")
+            continue
+        index = indexes.get(wanted.name)
+        if index is None:
+            report.problems.append(f"index {wanted.name} is missing; run `ctxnet db migrate`")
+            continue
+        if wanted.properties is not None and tuple(index.get("properties") or ()) != wanted.properties:
+            report.problems.append(
+                f"index {wanted.name} covers {list(index.get('properties') or [])} but this build needs "
+                f"{list(wanted.properties)}: drop it (DROP INDEX {wanted.name}) and run `ctxnet db migrate`"
+            )
+        if index["state"] != "ONLINE":
+            report.problems.append(f"index {wanted.name} is {index['state']}, not ONLINE yet")
+        if wanted.index_type == "VECTOR":
+            config = (index.get("options") or {}).get("indexConfig") or {}
+            found = int(config.get("vector.dimensions", 0))
+            report.vector_dimensions[wanted.name] = found
+            if found != dimension:
+                report.problems.append(_reembed_hint(wanted.name, found, dimension))
+                continue
+            differing = [
+                f"{key}={config.get(key)!r} (wanted {value!r})"
+                for key, value in wanted.settings
+                if config.get(key) != value
+            ]
+            if differing:
+                report.stale_settings.append(wanted.name)
+                report.problems.append(
+                    f"index {wanted.name} has {', '.join(differing)}: run `ctxnet db migrate`, which "
+                    "rebuilds it from the stored vectors"
+                )
+    return report
+
+
+async def migrate(db: Database, dimension: int) -> SchemaReport:
+    """Rebuild vector indexes with stale settings, apply the schema, then fail with
+    :class:`SchemaMismatch` if it still does not fit.
+
+    A rebuilt index is searchable again once Neo4j has repopulated it from the vectors the
+    nodes keep (about a minute per 100k notes); ``/ready`` says so meanwhile.
+    """
+    for name in (await check_schema(db, dimension)).stale_settings:
+        log.warning("rebuilding vector index %s: its settings differ from cypher/schema", name)
+        await db.run_autocommit("queries/core/schema_drop_index", name=name)
+    await apply_schema(db, dimension)
+    report = await check_schema(db, dimension)
+    mismatched = [p for p in report.problems if p.startswith("vector index")]
+    if mismatched:
+        raise SchemaMismatch("; ".join(mismatched))
+    return report
+
+
+#: What ``reembed`` recomputes: notes (title + content) and insights (content).
+REEMBED_QUERIES = (
+    ("queries/core/reembed_knowledge_page", "queries/core/reembed_knowledge_set"),
+    ("queries/core/reembed_insight_page", "queries/core/reembed_insight_set"),
+)
+
+
+async def reembed(
+    db: Database,
+    embedder: Embedder,
+    batch_size: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Resize mismatched vector indexes and recompute every stale vector; returns nodes done.
+
+    Resumable: a node is done once its ``embeddingModel`` is the current embedder's.
+    """
+    report = await check_schema(db, embedder.dimension)
+    for index, found in report.vector_dimensions.items():
+        if found != embedder.dimension:
+            log.warning("dropping vector index %s (%d dims) to recreate it", index, found)
+            await db.run_autocommit("queries/core/schema_drop_index", name=index)
+    await apply_schema(db, embedder.dimension)
+    done = 0
+    for page_query, set_query in REEMBED_QUERIES:
+        while True:
+            page = await db.read(page_query, model=embedder.model_id, limit=batch_size)
+            if not page:
+                break
+            vectors = await embedder.embed([row["text"] for row in page])
+            rows = [{"elementId": r["elementId"], "embedding": v} for r, v in zip(page, vectors, strict=True)]
+            await db.write(set_query, rows=rows, model=embedder.model_id)
+            done += len(rows)
+            if progress is not None:
+                progress(len(rows))
+    return done

@@ -1,0 +1,192 @@
+"""Configuration of Context Network, read from ``CTXNET_*`` variables and ``.env``.
+
+Nothing is read at import time: call :func:`get_settings` (cached) when a value is
+needed, so tests and the CLI can set the environment first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: The checkout this package lives in (an editable install); the default home of ``.data``.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Settings(BaseSettings):
+    """Every setting of the service, the CLI and the local Neo4j runtime."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CTXNET_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    # --- where local state lives -------------------------------------------------
+    data_dir: Path = Field(
+        default=PROJECT_ROOT / ".data",
+        description="Folder for the local Neo4j (jars, data, logs) and the dev key.",
+    )
+
+    # --- connecting to Neo4j -----------------------------------------------------
+    neo4j_uri: str | None = Field(
+        default=None,
+        description="bolt:// or neo4j:// URI; default: the local runtime's Bolt port.",
+    )
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = Field(
+        default=None,
+        description="Default: the password the local runtime generated on first start.",
+    )
+    neo4j_database: str = "neo4j"
+    neo4j_connect_timeout_seconds: float = 3.0
+    neo4j_transaction_retry_seconds: float = Field(
+        default=5.0, description="How long the driver retries a transaction on transient faults."
+    )
+    neo4j_startup_wait_seconds: float = Field(
+        default=60.0, description="How long the API waits for Neo4j at start-up before it exits."
+    )
+
+    # --- the local Neo4j runtime (ctxnet neo4j ...) ------------------------------
+    neo4j_version: str = "5.26.30"
+    neo4j_browser_version: str = "5.24.0"
+    neo4j_bolt_port: int = Field(default=7687, ge=1, le=65535)
+    neo4j_http_port: int = Field(default=7474, ge=1, le=65535)
+    neo4j_heap: str = Field(default="1g", pattern=r"^\d+[kKmMgG]$")
+    neo4j_pagecache: str = Field(default="512m", pattern=r"^\d+[kKmMgG]$")
+    neo4j_vector_merge_factor: int = Field(
+        default=10,
+        ge=2,
+        le=1000,
+        description=(
+            "Lucene merge factor of vector indexes. Neo4j's default (50) lets dozens of small HNSW "
+            "segments pile up, and every search visits each one; lower merges more while writing."
+        ),
+    )
+    neo4j_checkpoint_interval: str = Field(
+        default="10s",
+        pattern=r"^\d+(ms|s|m|h)$",
+        description=(
+            "How often Neo4j checkpoints (its own default is 15m). Index segments written since "
+            "the last checkpoint are searched much more slowly (10k notes: 23 ms against 11 ms)."
+        ),
+    )
+    neo4j_start_timeout_seconds: float = 120.0
+    neo4j_dist_dir: Path | None = Field(
+        default=None,
+        description="Where the fetched jars live; default <data_dir>/neo4j/lib. Several homes may share one.",
+    )
+
+    # --- embeddings --------------------------------------------------------------
+    embedder: Literal["local", "openai"] = "local"
+    embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    embedding_model: str = Field(
+        default="text-embedding-3-small", description="Model name for the openai embedder."
+    )
+    embedding_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL, e.g. http://localhost:11434/v1."
+    )
+    embedding_api_key: SecretStr | None = None
+    embedding_dimension: int | None = Field(
+        default=None, ge=1, le=4096, description="Vector size of the openai embedder (required)."
+    )
+    embedding_timeout_seconds: float = 30.0
+    embedding_max_retries: int = Field(default=5, ge=0, le=20)
+
+    # --- the knowledge network ---------------------------------------------------
+    note_max_words: int = Field(default=300, ge=10, description="Atomic-note limit on content.")
+    dedupe_threshold: float = Field(
+        default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
+    )
+    search_exact_max_notes: int = Field(
+        default=300, ge=0, description="Users with at most this many notes are searched exactly."
+    )
+    search_oversample: float = Field(default=1.5, ge=1.0, description="Index oversampling factor.")
+    search_min_candidates: int = Field(
+        default=100, ge=1, description="Fewest candidates asked of the vector index (recall at small k)."
+    )
+    search_ann_max_candidates: int = Field(
+        default=5_000, ge=100, description="Most candidates asked of the vector index before an exact scan."
+    )
+    tenant_size_cache_seconds: float = Field(default=30.0, ge=0)
+
+    # --- conversation memory -------------------------------------------------------
+    extractor: Literal["auto", "llm", "rules"] = Field(
+        default="auto", description="auto: the LLM when CTXNET_LLM_MODEL is set, else the offline rules."
+    )
+    llm_model: str | None = Field(default=None, description="Chat model for insight extraction.")
+    llm_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (Ollama, vLLM, ...)."
+    )
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = 60.0
+    llm_max_retries: int = Field(default=4, ge=0, le=20)
+    insight_valid_above: float = Field(
+        default=0.7, ge=0, le=1, description="Feedback loop keeps insights above."
+    )
+    insight_consolidate_above: float = Field(
+        default=0.8, ge=0, le=1, description="Consolidation keeps insights above."
+    )
+
+    # --- the HTTP API ------------------------------------------------------------
+    api_host: str = "127.0.0.1"
+    api_port: int = Field(default=8000, ge=1, le=65535)
+    api_key_mode: Literal["required", "disabled"] = Field(
+        default="required",
+        description="'disabled' makes every request the 'local' human user: for a laptop only.",
+    )
+    api_key_cache_seconds: float = Field(
+        default=5.0, ge=0, description="How long a resolved key is trusted before Neo4j is asked again."
+    )
+    log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    @model_validator(mode="after")
+    def _llm_extractor_needs_a_model(self) -> Settings:
+        if self.extractor == "llm" and not self.llm_model:
+            raise ValueError("CTXNET_LLM_MODEL must be set when CTXNET_EXTRACTOR=llm")
+        return self
+
+    @model_validator(mode="after")
+    def _openai_embedder_needs_a_dimension(self) -> Settings:
+        if self.embedder == "openai" and self.embedding_dimension is None:
+            raise ValueError(
+                "CTXNET_EMBEDDING_DIMENSION must be set when CTXNET_EMBEDDER=openai "
+                "(it sizes the vector index)"
+            )
+        return self
+
+    # --- derived values ------------------------------------------------------------
+    @property
+    def neo4j_home(self) -> Path:
+        """Folder of the local Neo4j runtime: lib/, conf/, data/, logs/, run/."""
+        return self.data_dir / "neo4j"
+
+    @property
+    def local_password_file(self) -> Path:
+        """Where the local runtime keeps the password it generated."""
+        return self.neo4j_home / "password"
+
+    @property
+    def resolved_neo4j_uri(self) -> str:
+        """The configured URI, or the local runtime's Bolt address."""
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    def resolved_neo4j_password(self) -> str | None:
+        """The configured password, else the one the local runtime generated."""
+        if self.neo4j_password is not None:
+            return self.neo4j_password.get_secret_value()
+        if self.local_password_file.is_file():
+            return self.local_password_file.read_text(encoding="utf-8").strip()
+        return None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

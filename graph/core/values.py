@@ -1,0 +1,79 @@
+"""Value helpers every domain shares: ids, times, cursors, and Neo4j values made JSON-ready.
+
+* **Ids** of notes, threads and messages: 1-128 characters of letters, digits and
+  ``._:@/-`` (:func:`check_id`); server-made ids that sort by time (:func:`sortable_id`).
+* **Times**: the queries return the times of listed records as epoch milliseconds (cheaper
+  to decode than the driver's ``DateTime``); they leave the domain as ISO-8601 strings
+  (:func:`iso_millis`).
+* **Cursors**: opaque page cursors over a (time, id) position (:func:`encode_cursor`).
+* **Neo4j values** of any shape made JSON-ready (:func:`plain`).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import re
+import secrets
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j.time import Date, DateTime, Duration, Time
+
+from graph.core.errors import InvalidInput
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+
+#: Keys whose values the queries return as epoch milliseconds; they leave as ISO-8601 strings.
+TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt"})
+
+
+def check_id(value: str, field: str = "id") -> str:
+    """Ids of notes, threads and messages: 1-128 characters of letters, digits and ``._:@/-``."""
+    if not _ID.fullmatch(value):
+        raise InvalidInput(f"{field} must be 1-128 characters of letters, digits and ._:@/-", field=field)
+    return value
+
+
+def sortable_id() -> str:
+    """Ids that sort by creation time (newest-first listings page by id)."""
+    return f"{int(time.time() * 1000):013d}{secrets.token_hex(6)}"
+
+
+@functools.lru_cache(maxsize=65_536)
+def iso_millis(epoch_millis: int) -> str:
+    """``2026-11-29T15:05:27.646+00:00``. Cached: notes written together share their time
+    (one transaction, one ``datetime()``), and a search converts a hundred of them."""
+    return datetime.fromtimestamp(epoch_millis / 1000, UTC).isoformat(timespec="milliseconds")
+
+
+def plain(value: Any) -> Any:
+    """Neo4j values as JSON-friendly Python (times to ISO-8601 strings)."""
+    if isinstance(value, DateTime | Date | Time):
+        return value.to_native().isoformat()
+    if isinstance(value, Duration):
+        return str(value)
+    if isinstance(value, dict):
+        return {
+            k: iso_millis(v) if k in TIME_KEYS and isinstance(v, int) else plain(v) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def encode_cursor(position: str, last_id: str) -> str:
+    """An opaque cursor for the page after ``(position, last_id)``."""
+    return base64.urlsafe_b64encode(json.dumps([position, last_id]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """Inverse of :func:`encode_cursor`; a bad cursor is a 422 on ``cursor``."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        position, last_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return str(position), str(last_id)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput("cursor is not one this API issued", field="cursor") from exc

@@ -1,0 +1,101 @@
+"""Typed edges between a user's notes: connect (one or a batch), list, disconnect.
+
+Exactly four types (:class:`~graph.knowledge.models.EdgeType`); both ends must be the
+caller's notes, so no edge ever dangles or crosses users. ``A supersedes B`` marks B
+superseded, and removing the edge restores it unless something else still supersedes it
+(in the queries, so every path that writes edges keeps the rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.core.db import Database, Row, run_rows
+from graph.core.errors import InvalidInput, NotFound
+from graph.core.principals import Principal
+from graph.knowledge.models import ALL_REL_TYPES, MAX_BATCH, EdgeType, NewEdge
+from graph.knowledge.views import edge_view
+
+
+class EdgeService:
+    """Create, list and remove the typed edges of a user's notes."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def connect(
+        self, principal: Principal, edges: Sequence[NewEdge], *, batch: bool
+    ) -> list[tuple[dict[str, Any], bool]]:
+        """Create edges in one transaction; both ends must be the caller's notes."""
+        if len(edges) > MAX_BATCH:
+            raise InvalidInput(f"at most {MAX_BATCH} edges per batch, got {len(edges)}", field="items")
+
+        def field(i: int, name: str) -> str:
+            return f"items.{i}.{name}" if batch else name
+
+        for i, edge in enumerate(edges):
+            if edge.source_id == edge.target_id:
+                raise InvalidInput("a note cannot be connected to itself", field=field(i, "targetId"))
+        rows = [
+            {
+                "index": i,
+                "sourceId": e.source_id,
+                "targetId": e.target_id,
+                "relType": e.type.rel_type,
+                "source": e.source.value,
+                "confidence": e.confidence,
+                "note": e.note,
+            }
+            for i, e in enumerate(edges)
+        ]
+        wanted = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> list[Row]:
+            [found] = await run_rows(tx, "queries/knowledge/notes_existing_ids", userId=user, ids=wanted)
+            present = set(found["ids"])
+            for i, e in enumerate(edges):
+                for name, node_id in (("sourceId", e.source_id), ("targetId", e.target_id)):
+                    if node_id not in present:
+                        raise NotFound(f"no note {node_id!r}", field=field(i, name))
+            return await run_rows(
+                tx,
+                "queries/knowledge/edges_create",
+                rows=rows,
+                userId=user,
+                role=principal.role.value,
+                agentId=principal.agent_id,
+            )
+
+        created = await self._db.write_tx(work)
+        ordered = sorted(created, key=lambda r: r["index"])
+        return [(edge_view(r["edge"]), bool(r["created"])) for r in ordered]
+
+    async def connections(self, principal: Principal, node_id: str) -> list[dict[str, Any]]:
+        """A note's edges in both directions."""
+        [found] = await self._db.read(
+            "queries/knowledge/notes_existing_ids", userId=principal.user_id, ids=[node_id]
+        )
+        if not found["ids"]:
+            raise NotFound(f"no note {node_id!r}", field="id")
+        rows = await self._db.read(
+            "queries/knowledge/edges_of_note", userId=principal.user_id, id=node_id, relTypes=ALL_REL_TYPES
+        )
+        return [edge_view(r["edge"]) for r in rows]
+
+    async def disconnect(
+        self, principal: Principal, node_id: str, edge_type: EdgeType, target_id: str
+    ) -> None:
+        """Remove one edge (404 if there is none)."""
+        rows = await self._db.write(
+            "queries/knowledge/edge_delete",
+            userId=principal.user_id,
+            sourceId=node_id,
+            targetId=target_id,
+            relType=edge_type.rel_type,
+        )
+        if not rows or rows[0]["deleted"] == 0:
+            raise NotFound(f"no {edge_type.value} edge from {node_id!r} to {target_id!r}", field="targetId")

@@ -1,0 +1,169 @@
+"""Domain models of the knowledge network (independent of HTTP).
+
+The vocabularies here are the allow-lists: a label or relationship type reaches
+Cypher only if it comes out of one of these mappings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+#: Most notes or edges one batch request may carry (one transaction each).
+MAX_BATCH = 1_000
+
+
+class KnowledgeType(StrEnum):
+    """What kind of atomic note this is; each has its own Neo4j sublabel."""
+
+    FACT = "fact"
+    CONCEPT = "concept"
+    PROCEDURE = "procedure"
+    DECISION = "decision"
+
+    @property
+    def label(self) -> str:
+        """The sublabel next to ``Knowledge`` (Neo4j Browser colours by it)."""
+        return self.value.capitalize()
+
+
+class KnowledgeSource(StrEnum):
+    """Where a note came from."""
+
+    DOCS = "docs"
+    CONVERSATION = "conversation"
+    DECISION = "decision"
+    INFERRED = "inferred"
+
+
+class KnowledgeStatus(StrEnum):
+    """Lifecycle of a note; only active notes are searched by default."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+
+
+class EdgeType(StrEnum):
+    """The four typed knowledge edges, by their API names."""
+
+    RELATED_TO = "relatedTo"
+    DEPENDS_ON = "dependsOn"
+    SUPERSEDES = "supersedes"
+    CONFLICTS_WITH = "conflictsWith"
+
+    @property
+    def rel_type(self) -> str:
+        """The Neo4j relationship type."""
+        return _REL_TYPES[self]
+
+    @classmethod
+    def from_rel_type(cls, rel_type: str) -> EdgeType:
+        """The API name of a stored relationship type."""
+        return _API_NAMES[rel_type]
+
+
+_REL_TYPES = {
+    EdgeType.RELATED_TO: "RELATED_TO",
+    EdgeType.DEPENDS_ON: "DEPENDS_ON",
+    EdgeType.SUPERSEDES: "SUPERSEDES",
+    EdgeType.CONFLICTS_WITH: "CONFLICTS_WITH",
+}
+_API_NAMES = {rel: api for api, rel in _REL_TYPES.items()}
+ALL_REL_TYPES = list(_REL_TYPES.values())
+
+
+class Direction(StrEnum):
+    """Which way expansion follows edges."""
+
+    OUT = "out"
+    IN = "in"
+    BOTH = "both"
+
+
+class SearchMode(StrEnum):
+    """Vector, fulltext, or both fused by reciprocal rank."""
+
+    VECTOR = "vector"
+    FULLTEXT = "fulltext"
+    HYBRID = "hybrid"
+
+
+@dataclass(frozen=True)
+class NewNote:
+    """A note to create (validated by the API layer)."""
+
+    title: str
+    content: str
+    type: KnowledgeType
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    confidence: float = 1.0
+    tags: tuple[str, ...] = ()
+    id: str | None = None
+    embedding: list[float] | None = None
+    dedupe: bool = True
+
+
+@dataclass(frozen=True)
+class NotePatch:
+    """Fields to change; ``None`` means leave as is."""
+
+    title: str | None = None
+    content: str | None = None
+    type: KnowledgeType | None = None
+    source: KnowledgeSource | None = None
+    confidence: float | None = None
+    tags: tuple[str, ...] | None = None
+    status: KnowledgeStatus | None = None
+
+
+@dataclass(frozen=True)
+class NewEdge:
+    """An edge to create between two of the caller's notes."""
+
+    source_id: str
+    type: EdgeType
+    target_id: str
+    confidence: float = 1.0
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    note: str | None = None
+
+
+@dataclass
+class CreateResult:
+    """The outcome of creating one note."""
+
+    node: dict[str, Any]
+    created: bool
+    merged_into: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Narrowing of a search; ``None`` means no restriction."""
+
+    types: tuple[KnowledgeType, ...] | None = None
+    sources: tuple[KnowledgeSource, ...] | None = None
+    min_confidence: float | None = None
+    status: tuple[KnowledgeStatus, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """One search: text (or a vector), mode, filters, and how far to expand."""
+
+    query: str
+    top_k: int = 5
+    mode: SearchMode = SearchMode.HYBRID
+    expand_connections: bool = True
+    max_depth: int = 1
+    edge_types: tuple[EdgeType, ...] | None = None
+    direction: Direction = Direction.BOTH
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    include_superseded: bool = False
+    embedding: list[float] | None = None

@@ -1,0 +1,41 @@
+"""The knowledge network as one domain: its notes, edges and retrieval, built together.
+
+The three services share the vector plan and the per-user note counts that choose it, so
+a create and a search of the same user see the same figures. The API and the CLI build
+it from the settings here, and the API hands it to routes as one dependency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.settings import Settings
+from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.edges import EdgeService
+from graph.knowledge.notes import NoteService
+from graph.knowledge.retrieval import RetrievalService
+from graph.knowledge.search import TenantSizes
+
+
+@dataclass(frozen=True)
+class KnowledgeNetwork:
+    """Notes, edges and retrieval of the knowledge network."""
+
+    notes: NoteService
+    edges: EdgeService
+    retrieval: RetrievalService
+
+    @classmethod
+    def from_settings(cls, db: Database, embedder: Embedder, settings: Settings) -> KnowledgeNetwork:
+        """The domain as the settings configure it (API and CLI alike)."""
+        plan = VectorPlanConfig.from_settings(settings)
+        sizes = TenantSizes(settings.tenant_size_cache_seconds)
+        return cls(
+            notes=NoteService(
+                db, embedder, dedupe_threshold=settings.dedupe_threshold, plan=plan, sizes=sizes
+            ),
+            edges=EdgeService(db),
+            retrieval=RetrievalService(db, embedder, plan=plan, sizes=sizes),
+        )

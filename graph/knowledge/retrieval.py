@@ -1,0 +1,166 @@
+"""Retrieval from the knowledge network: search (vector, fulltext, hybrid) with graph-aware
+expansion, and a note's neighbourhood; both run one Cypher query (``graph.knowledge.search``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.errors import InvalidInput, NotFound
+from graph.core.principals import Principal
+from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.models import (
+    ALL_REL_TYPES,
+    Direction,
+    KnowledgeStatus,
+    SearchFilters,
+    SearchMode,
+    SearchQuery,
+)
+from graph.knowledge.search import SEARCH_QUERIES, TenantSizes, retrieve
+from graph.knowledge.views import edge_view, note_view
+
+
+class RetrievalService:
+    """Search a user's notes and walk the edges around them."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        *,
+        plan: VectorPlanConfig | None = None,
+        sizes: TenantSizes | None = None,
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._plan = plan or VectorPlanConfig()
+        self._sizes = sizes or TenantSizes()
+
+    @staticmethod
+    def _subgraph(row: dict[str, Any]) -> dict[str, Any]:
+        """Hit notes by id, the notes reached from them (nearest first), and the edges."""
+        return {
+            "hits": {node["id"]: note_view(node) for node in row["hits"]},
+            "reached": [
+                {"node": note_view(r["node"]), "depth": r["depth"], "via": [edge_view(v) for v in r["via"]]}
+                for r in sorted(row["reached"], key=lambda r: (r["depth"], r["node"]["id"]))
+            ],
+            "edges": [edge_view(e) for e in row["edges"]],
+        }
+
+    async def neighborhood(
+        self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
+    ) -> dict[str, Any]:
+        """The note, the notes within ``depth`` hops (any edge type, both ways), and their edges."""
+        if depth not in SEARCH_QUERIES:
+            raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="depth")
+        user = principal.user_id
+        statuses = (
+            [s.value for s in KnowledgeStatus] if include_superseded else [KnowledgeStatus.ACTIVE.value]
+        )
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
+            found = await retrieve(
+                tx,
+                user_id=user,
+                mode="seeds",
+                seed_ids=[node_id],
+                top_k=1,
+                pool=1,
+                filters={"statuses": statuses, **_filter_params(SearchFilters())},
+                depth=depth,
+                rel_types=ALL_REL_TYPES,
+                direction=Direction.BOTH.value,
+                sizes=self._sizes,
+                config=self._plan,
+            )
+            return self._subgraph(found.row)
+
+        result = await self._db.read_tx(work)
+        if node_id not in result["hits"]:
+            raise NotFound(f"no note {node_id!r}", field="id")
+        return {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
+
+    async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
+        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
+        one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
+        user = principal.user_id
+        vector = query.embedding
+        if query.mode != SearchMode.FULLTEXT and vector is None:
+            [vector] = await self._embedder.embed([query.query])
+        if query.mode == SearchMode.FULLTEXT:
+            vector = None
+        if vector is not None and len(vector) != self._embedder.dimension:
+            raise InvalidInput(
+                f"embedding has {len(vector)} dimensions; the index needs {self._embedder.dimension}",
+                field="embedding",
+            )
+        depth = query.max_depth if query.expand_connections else 0
+        if depth not in SEARCH_QUERIES:
+            raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="maxDepth")
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
+            found = await retrieve(
+                tx,
+                user_id=user,
+                mode=query.mode.value,
+                vector=vector,
+                text=query.query if query.mode != SearchMode.VECTOR else None,
+                top_k=query.top_k,
+                pool=query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20),
+                filters={"statuses": _statuses(query), **_filter_params(query.filters)},
+                depth=depth,
+                rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
+                direction=query.direction.value,
+                sizes=self._sizes,
+                config=self._plan,
+            )
+            subgraph = self._subgraph(found.row)
+            vector_score = dict(found.vector_hits)
+            text_score = dict(found.text_hits)
+            hits = []
+            for ranked in found.row["ranked"]:
+                node_id = ranked["id"]
+                if query.mode == SearchMode.VECTOR:
+                    score = vector_score[node_id]
+                elif query.mode == SearchMode.FULLTEXT:
+                    score = text_score[node_id]
+                else:
+                    score = float(ranked["score"])
+                hit: dict[str, Any] = {"node": subgraph["hits"][node_id], "score": score}
+                if node_id in vector_score:
+                    hit["vectorScore"] = vector_score[node_id]
+                if node_id in text_score:
+                    hit["textScore"] = text_score[node_id]
+                hits.append(hit)
+            return {
+                "hits": hits,
+                "expanded": subgraph["reached"],
+                "edges": subgraph["edges"],
+                "plan": found.plan,
+            }
+
+        return await self._db.read_tx(work)
+
+
+def _statuses(query: SearchQuery) -> list[str]:
+    if query.filters.status:
+        return [s.value for s in query.filters.status]
+    if query.include_superseded:
+        return [KnowledgeStatus.ACTIVE.value, KnowledgeStatus.SUPERSEDED.value]
+    return [KnowledgeStatus.ACTIVE.value]
+
+
+def _filter_params(filters: SearchFilters) -> dict[str, Any]:
+    return {
+        "types": [t.value for t in filters.types] if filters.types else None,
+        "sources": [s.value for s in filters.sources] if filters.sources else None,
+        "minConfidence": filters.min_confidence,
+        "tags": list(filters.tags) if filters.tags else None,
+        "createdAfter": filters.created_after.isoformat() if filters.created_after else None,
+        "createdBefore": filters.created_before.isoformat() if filters.created_before else None,
+    }

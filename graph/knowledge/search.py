@@ -1,0 +1,170 @@
+"""Tenant-safe search of the knowledge network: vector, fulltext and hybrid, then expansion.
+
+Neo4j 5.26's vector index cannot filter by user inside the index, and one index holds
+every user's notes. A plain top-k followed by ``WHERE userId = ...`` therefore returns
+too few hits, or none, for a user who owns a small share of the index. Every vector
+query here picks one of two plans from the user's share of the index
+(:class:`graph.core.vectors.VectorPlanConfig`, shared with dedupe and insight recall):
+
+* **exact**: cosine over the user's own notes (found through the ``userId`` index), with
+  all filters applied first. Exact by construction; used when the user has few notes,
+  or when their share is so small that the index would have to be oversampled beyond
+  ``ann_max_candidates``.
+* **oversampled index**: ask the index for ``top_k / share * oversample`` candidates (at
+  least ``min_candidates``: HNSW recall falls at small k), keep the user's that pass the
+  filters, ranked by the index's score (exact: the index keeps full-precision vectors).
+  If fewer than ``top_k`` survive (selective filters), ask again with four times as many,
+  and fall back to the exact plan once the cap is reached, so every user gets a true top-k.
+
+Fulltext search is narrowed to the user inside Lucene with ``tenantKey`` (a one-token
+digest of the user id) and checked exactly afterwards; the user's text only reaches
+Lucene as lower-cased word tokens, so it cannot change the query's structure.
+
+A search is one Cypher query (``queries/knowledge/search_<depth>``): both halves of the ranking,
+their reciprocal rank fusion, the expansion from the top hits and the edges among all
+returned notes. A note's neighbourhood is the same query started from the note itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.core.db import run_rows
+from graph.core.vectors import VectorPlanConfig, cosine_from_score
+
+
+def tenant_key(user_id: str) -> str:
+    """A single Lucene token standing for the user (letters and digits only)."""
+    return "t" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:24]
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def lucene_query(text: str, user_id: str, max_terms: int = 32) -> str | None:
+    """A Lucene query for the user's words within one tenant; ``None`` if there are no words."""
+    words = [w.lower() for w in _WORD.findall(text)][:max_terms]
+    if not words:
+        return None
+    terms = " ".join(words)
+    return f"+tenantKey:{tenant_key(user_id)} +(title:({terms}) content:({terms}))"
+
+
+class TenantSizes:
+    """How many notes each user (and everyone) has, cached briefly per process.
+
+    Only the choice of plan depends on it, never the result: a stale figure costs a
+    retry at most.
+    """
+
+    def __init__(self, ttl_seconds: float = 30.0) -> None:
+        self._ttl = ttl_seconds
+        self._cache: dict[str, tuple[float, int, int]] = {}
+
+    async def get(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int]:
+        """(notes of the user, notes in total)."""
+        now = time.monotonic()
+        cached = self._cache.get(user_id)
+        if cached is not None and cached[0] > now:
+            return cached[1], cached[2]
+        [row] = await run_rows(tx, "queries/knowledge/note_counts", userId=user_id)
+        mine, total = int(row["mine"]), int(row["total"])
+        if len(self._cache) > 50_000:
+            self._cache.clear()
+        self._cache[user_id] = (now + self._ttl, mine, total)
+        return mine, total
+
+    def forget(self, user_id: str) -> None:
+        """Drop a user's cached figure (after their notes changed a lot)."""
+        self._cache.pop(user_id, None)
+
+
+#: One search query per expansion depth (Cypher cannot take a path length as a parameter).
+SEARCH_QUERIES = {
+    0: "queries/knowledge/search_0",
+    1: "queries/knowledge/search_1",
+    2: "queries/knowledge/search_2",
+    3: "queries/knowledge/search_3",
+}
+#: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
+RRF_K = 60
+
+
+@dataclass
+class Retrieval:
+    """What one search query returned, and the vector plan that ran."""
+
+    row: dict[str, Any]
+    plan: str
+
+    @property
+    def vector_hits(self) -> list[tuple[str, float]]:
+        """The vector ranking as (id, plain cosine)."""
+        return [(h["id"], cosine_from_score(h["score"])) for h in self.row["vectorHits"]]
+
+    @property
+    def text_hits(self) -> list[tuple[str, float]]:
+        """The keyword ranking as (id, Lucene score)."""
+        return [(h["id"], float(h["score"])) for h in self.row["textHits"]]
+
+
+async def retrieve(
+    tx: AsyncManagedTransaction,
+    *,
+    user_id: str,
+    mode: str,
+    vector: list[float] | None = None,
+    text: str | None = None,
+    seed_ids: list[str] | None = None,
+    top_k: int,
+    pool: int,
+    filters: dict[str, Any],
+    depth: int,
+    rel_types: list[str],
+    direction: str,
+    sizes: TenantSizes,
+    config: VectorPlanConfig,
+) -> Retrieval:
+    """Ranking, expansion and the edges among the returned notes, in one query.
+
+    ``mode`` is ``vector``, ``fulltext``, ``hybrid`` (reciprocal rank fusion of both
+    halves, each ``pool`` long) or ``seeds`` (start from ``seed_ids``: a neighbourhood).
+    The vector half uses the user's true top-``pool`` (see the module docstring): when the
+    oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
+    with more candidates, then exactly.
+    """
+    params: dict[str, Any] = {
+        "userId": user_id,
+        "mode": mode,
+        "vector": vector,
+        "lucene": lucene_query(text, user_id) if text else None,
+        "seedIds": seed_ids,
+        "topK": top_k,
+        "pool": pool,
+        "textCandidates": max(pool * 4, 50),
+        "rrfK": RRF_K,
+        "relTypes": rel_types,
+        "direction": direction,
+        **filters,
+    }
+    query = SEARCH_QUERIES[depth]
+    candidates = None
+    if vector is not None:
+        mine, total = await sizes.get(tx, user_id)
+        candidates = config.index_candidates(pool, mine, total)
+    if candidates is not None:
+        while True:
+            [row] = await run_rows(tx, query, candidates=candidates, **params)
+            if row["matched"] >= pool or candidates >= total:
+                return Retrieval(row, f"index({candidates})")
+            if candidates >= config.ann_max_candidates:
+                break
+            candidates = min(config.ann_max_candidates, candidates * 4)
+    [row] = await run_rows(tx, query, candidates=None, **params)
+    return Retrieval(row, "exact" if vector is not None else mode)

@@ -1,0 +1,93 @@
+"""The ctxnet command: keys made on the command line open the API; revoked ones do not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import httpx
+
+from graph.core.db import Database
+from graph.core.users import forget_user
+from tests.support.servers import ApiProcess
+
+
+def ctxnet(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxnet", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+async def test_keys_create_list_revoke(api: ApiProcess, db: Database) -> None:
+    user = f"cli-{uuid.uuid4().hex[:10]}"
+    try:
+        created = ctxnet("keys", "create", "--user", user, "--role", "agent", "--agent", "planner")
+        assert created.returncode == 0, created.stderr
+        key = created.stdout.strip().splitlines()[-1]
+        assert key.startswith("ctxn_")
+        me = httpx.get(f"{api.base_url}/v1/me", headers={"Authorization": f"Bearer {key}"})
+        assert me.json()["userId"] == user
+        assert me.json()["agentId"] == "planner"
+
+        listed = ctxnet("keys", "list", "--user", user)
+        assert listed.returncode == 0
+        assert key not in listed.stdout
+        key_id = listed.stdout.split()[0]
+        assert key_id == me.json()["keyId"]
+
+        revoked = ctxnet("keys", "revoke", key_id)
+        assert revoked.returncode == 0, revoked.stderr
+        again = httpx.get(f"{api.base_url}/v1/me", headers={"Authorization": f"Bearer {key}"})
+        assert again.status_code == 401
+        assert "revoked" in ctxnet("keys", "list", "--user", user, "--revoked").stdout
+    finally:
+        await forget_user(db, user)
+
+
+def test_bad_role_is_refused(neo4j_server: None) -> None:
+    done = ctxnet("keys", "create", "--user", "x", "--role", "admin")
+    assert done.returncode != 0
+    assert "human" in done.stderr and "agent" in done.stderr
+
+
+def test_bad_user_id_is_refused_in_one_line(neo4j_server: None) -> None:
+    done = ctxnet("keys", "create", "--user", "no spaces allowed", "--role", "human")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: user must be")
+
+
+def test_neo4j_status_says_running(neo4j_server: None) -> None:
+    done = ctxnet("neo4j", "status")
+    assert done.returncode == 0
+    assert "answering" in done.stdout
+
+
+def test_db_migrate_is_idempotent(neo4j_server: None) -> None:
+    for _ in range(2):
+        done = ctxnet("db", "migrate")
+        assert done.returncode == 0, done.stderr
+        assert "schema up to date" in done.stdout
+
+
+async def test_the_feedback_loop_runs_from_the_command_line(db: Database, api: ApiProcess) -> None:
+    from graph.core.principals import ApiKeys, Role
+
+    user = f"cli-{uuid.uuid4().hex[:10]}"
+    _, key = await ApiKeys(db).create(user, Role.HUMAN)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with httpx.AsyncClient(base_url=api.base_url, headers=headers) as http:
+            await http.post("/v1/threads", json={"id": "t", "topic": "Editors"})
+            message = {"id": "m1", "role": "user", "content": "I prefer dark mode in every editor."}
+            await http.post("/v1/threads/t/messages", json={"messages": [message]})
+        done = ctxnet("threads", "feedback-loop", "--user", user, "--thread", "t")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "extracted=1  valid=1  created=1  updated=0"
+        again = ctxnet("threads", "consolidate", "--user", user, "--thread", "t")
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip().splitlines()[-1] == "consolidated=0  created=0  updated=0"  # 0.75 < 0.8
+        missing = ctxnet("threads", "extract", "--user", user, "--thread", "nope")
+        assert missing.returncode == 1 and "no thread" in missing.stderr
+    finally:
+        await forget_user(db, user)

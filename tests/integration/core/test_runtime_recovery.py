@@ -1,0 +1,275 @@
+"""A private Neo4j (own folder, own ports) to test first start, outages and schema mismatch.
+
+The API must wait for Neo4j at start-up (bounded), answer 503 while Neo4j is gone,
+recover by itself when it returns, and refuse to start on a vector index of the wrong
+size with a message that says how to re-embed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.core.db import Database
+from graph.core.embeddings import LocalEmbedder
+from graph.core.errors import SchemaMismatch
+from graph.core.principals import ApiKeys, Role
+from graph.core.schema import check_schema, migrate, reembed
+from graph.core.settings import Settings
+from tests.support.servers import ApiProcess, free_port
+
+
+@pytest.fixture(scope="module")
+def private_settings(tmp_path_factory: pytest.TempPathFactory, settings: Settings) -> Settings:
+    return Settings(
+        data_dir=tmp_path_factory.mktemp("private-neo4j"),
+        neo4j_bolt_port=free_port(),
+        neo4j_http_port=free_port(),
+        neo4j_heap="512m",
+        neo4j_pagecache="64m",
+        neo4j_dist_dir=settings.neo4j_dist_dir or settings.neo4j_home / "lib",
+    )
+
+
+@pytest.fixture(scope="module")
+def private_neo4j(private_settings: Settings, neo4j_server: None) -> Iterator[LocalNeo4j]:
+    local = LocalNeo4j(private_settings)
+    assert local.start() is True
+    try:
+        yield local
+    finally:
+        local.stop()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def private_db(private_settings: Settings, private_neo4j: LocalNeo4j) -> AsyncIterator[Database]:
+    db = Database.from_settings(private_settings)
+    await db.wait_until_reachable(60)
+    yield db
+    await db.close()
+
+
+def _env(settings: Settings, **extra: str) -> dict[str, str]:
+    env = {
+        "CTXNET_DATA_DIR": str(settings.data_dir),
+        "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+        "CTXNET_API_KEY_CACHE_SECONDS": "0",
+    }
+    return {**env, **extra}
+
+
+def test_first_start_generates_a_private_password(
+    private_neo4j: LocalNeo4j, private_settings: Settings
+) -> None:
+    password_file = private_settings.local_password_file
+    assert password_file.is_file()
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+    assert len(password_file.read_text().strip()) >= 24
+
+
+def test_browser_is_served_and_advertises_bolt(private_neo4j: LocalNeo4j, private_settings: Settings) -> None:
+    browser = httpx.get(private_neo4j.browser_url, timeout=10)
+    assert browser.status_code == 200
+    assert "<html" in browser.text.lower()
+    discovery = httpx.get(f"http://127.0.0.1:{private_settings.neo4j_http_port}/", timeout=10).json()
+    assert discovery["neo4j_version"].startswith("5.26")
+    assert discovery["bolt_direct"] == f"bolt://127.0.0.1:{private_settings.neo4j_bolt_port}"
+
+
+def test_bolt_port_accepts_websockets_as_browser_needs(private_neo4j: LocalNeo4j) -> None:
+    # Neo4j Browser speaks Bolt over a WebSocket to the Bolt port.
+    import socket
+
+    port = private_neo4j.settings.neo4j_bolt_port
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            (
+                f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1\r\n\r\n"
+            ).encode()
+        )
+        answer = sock.recv(1024).decode("latin-1")
+    assert answer.startswith("HTTP/1.1 101"), answer
+
+
+def test_wrong_password_is_refused(private_neo4j: LocalNeo4j, private_settings: Settings) -> None:
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError
+
+    with (
+        GraphDatabase.driver(private_neo4j.bolt_url, auth=("neo4j", "wrong-password")) as driver,
+        pytest.raises(AuthError),
+    ):
+        driver.verify_connectivity()
+
+
+def test_api_exits_with_a_clear_message_when_neo4j_never_answers(tmp_path: Path) -> None:
+    env = {
+        "CTXNET_NEO4J_URI": f"bolt://127.0.0.1:{free_port()}",
+        "CTXNET_NEO4J_PASSWORD": "irrelevant",
+        "CTXNET_NEO4J_STARTUP_WAIT_SECONDS": "3",
+    }
+    api = ApiProcess(tmp_path / "api.log", env).start()
+    assert api.process is not None
+    try:
+        code = api.process.wait(timeout=60)
+    finally:
+        api.stop()
+    assert code != 0
+    assert "did not answer within 3s" in api.log()
+
+
+async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
+    private_db: Database, private_settings: Settings, tmp_path: Path
+) -> None:
+    # A database whose vectors came from an 8-dimensional embedder.
+    await migrate(private_db, 8)
+    with pytest.raises(SchemaMismatch, match="ctxnet db reembed"):
+        await migrate(private_db, 384)
+
+    api = ApiProcess(tmp_path / "api.log", _env(private_settings)).start()
+    assert api.process is not None
+    try:
+        assert api.process.wait(timeout=90) != 0
+    finally:
+        api.stop()
+    assert "ctxnet db reembed" in api.log()
+
+    # Re-embedding resizes the indexes and recomputes the old vectors; then the schema fits again.
+    from neo4j import GraphDatabase
+
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query(
+            "CREATE (:Knowledge {userId: 'old', id: 'k', title: 'Old note', content: 'From the 8-dim days.', "
+            "status: 'active', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "
+            "embeddingModel: 'old-8'}), "
+            "(:Insight {userId: 'old', key: 'x', id: 'i', content: 'An old insight.', "
+            "embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'})"
+        )
+    embedder = LocalEmbedder()
+    assert await reembed(private_db, embedder) == 2
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        sizes, _, _ = driver.execute_query(
+            "MATCH (n) WHERE n.userId = 'old' RETURN labels(n)[0] AS label, size(n.embedding) AS size, "
+            "n.embeddingModel AS model ORDER BY label"
+        )
+        driver.execute_query("MATCH (n) WHERE n.userId = 'old' DETACH DELETE n")
+    assert [(r["label"], r["size"], r["model"]) for r in sizes] == [
+        ("Insight", 384, embedder.model_id),
+        ("Knowledge", 384, embedder.model_id),
+    ]
+    report = await check_schema(private_db, 384)
+    assert report.ok, report.problems
+    assert report.vector_dimensions == {"knowledge_embedding": 384, "insight_embedding": 384}
+
+
+async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored_vectors(
+    private_db: Database, private_settings: Settings
+) -> None:
+    from neo4j import GraphDatabase
+
+    await migrate(private_db, 384)
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    vector = [1.0] + [0.0] * 383
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        # The index as another build made it: int8-quantized, a narrower HNSW build beam;
+        # one note already stored.
+        driver.execute_query("DROP INDEX knowledge_embedding")
+        driver.execute_query(
+            "CREATE VECTOR INDEX knowledge_embedding FOR (n:Knowledge) ON n.embedding OPTIONS {indexConfig: "
+            "{`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', "
+            "`vector.quantization.enabled`: true, `vector.hnsw.ef_construction`: 48}}"
+        )
+        driver.execute_query(
+            "CREATE (n:Knowledge {userId: 'settings-user', id: 'kept', status: 'active'}) "
+            "WITH n CALL db.create.setNodeVectorProperty(n, 'embedding', $vector)",
+            vector=vector,
+        )
+        driver.execute_query("CALL db.awaitIndexes(300)")
+
+    stale = await check_schema(private_db, 384)
+    assert stale.stale_settings == ["knowledge_embedding"]
+    assert any("vector.quantization.enabled=True (wanted False)" in p for p in stale.problems)
+    assert any("vector.hnsw.ef_construction=48 (wanted 100)" in p for p in stale.problems)
+
+    await migrate(private_db, 384)
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query("CALL db.awaitIndexes(300)")
+        [index], _, _ = driver.execute_query(
+            "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'knowledge_embedding' RETURN options"
+        )
+        hits, _, _ = driver.execute_query(
+            "CALL db.index.vector.queryNodes('knowledge_embedding', 5, $vector) YIELD node, score "
+            "WHERE node.userId = 'settings-user' RETURN node.id AS id, score",
+            vector=vector,
+        )
+        driver.execute_query("MATCH (n:Knowledge {userId: 'settings-user'}) DETACH DELETE n")
+    assert index["options"]["indexConfig"]["vector.quantization.enabled"] is False
+    assert index["options"]["indexConfig"]["vector.hnsw.ef_construction"] == 100
+    # Rebuilt from the vector the note kept, and scored exactly (cosine 1 -> Neo4j score 1).
+    assert [(h["id"], round(h["score"], 6)) for h in hits] == [("kept", 1.0)]
+    assert (await check_schema(private_db, 384)).ok
+
+
+async def test_ready_goes_503_while_neo4j_is_down_and_recovers_without_restart(
+    private_neo4j: LocalNeo4j, private_db: Database, private_settings: Settings, tmp_path: Path
+) -> None:
+    await migrate(private_db, 384)
+    _, key = await ApiKeys(private_db).create("outage-user", Role.HUMAN)
+    api = ApiProcess(tmp_path / "api.log", _env(private_settings)).start()
+    try:
+        api.wait_ready()
+        assert api.process is not None
+        pid = api.process.pid
+        auth = {"Authorization": f"Bearer {key}"}
+        assert httpx.get(f"{api.base_url}/v1/me", headers=auth).status_code == 200
+
+        private_neo4j.stop()
+        ready = httpx.get(f"{api.base_url}/ready", timeout=30)
+        assert ready.status_code == 503
+        assert "unavailable" in ready.json()["reason"]
+        me = httpx.get(f"{api.base_url}/v1/me", headers=auth, timeout=30)
+        assert me.status_code == 503
+        assert me.json()["error"]["code"] == "database_unavailable"
+
+        private_neo4j.start()
+        deadline = time.monotonic() + 60
+        while httpx.get(f"{api.base_url}/ready", timeout=30).status_code != 200:
+            assert time.monotonic() < deadline, "API did not recover after Neo4j came back"
+            time.sleep(0.5)
+        assert httpx.get(f"{api.base_url}/v1/me", headers=auth).status_code == 200
+        assert api.process.poll() is None and api.process.pid == pid
+        assert os.path.exists(f"/proc/{pid}")
+    finally:
+        api.stop()
+
+
+async def test_an_index_with_an_old_definition_is_reported(
+    private_db: Database, private_neo4j: LocalNeo4j, private_settings: Settings
+) -> None:
+    from neo4j import GraphDatabase
+
+    await migrate(private_db, 384)
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_neo4j.bolt_url, auth=auth) as driver:
+        driver.execute_query("DROP INDEX knowledge_fulltext")
+        driver.execute_query(
+            "CREATE FULLTEXT INDEX knowledge_fulltext FOR (n:Knowledge) ON EACH [n.title, n.content]"
+        )
+    report = await check_schema(private_db, 384)
+    assert any("knowledge_fulltext covers ['title', 'content']" in p for p in report.problems), (
+        report.problems
+    )
+    await private_db.run_autocommit("queries/core/schema_drop_index", name="knowledge_fulltext")
+    await migrate(private_db, 384)
+    assert (await check_schema(private_db, 384)).ok

@@ -1,0 +1,241 @@
+"""Search modes, filters, graph-aware expansion and isolation, over real HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graph.core.db import Database
+from graph.core.users import find_orphans
+from tests.integration.conftest import MakeCaller
+from tests.integration.knowledge.seeding import link, note, seed
+
+
+async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice,
+        note(
+            "pw",
+            "Password reset",
+            "To reset a forgotten password, open settings and choose reset.",
+            "procedure",
+            tags=["account"],
+            confidence=0.9,
+        ),
+        note(
+            "flour",
+            "Pancake recipe",
+            "Mix two cups of flour with milk and one egg.",
+            "fact",
+            tags=["cooking"],
+            confidence=0.5,
+        ),
+        note(
+            "zebra", "Zebrafish", "The lab keeps zebrafish for genetics experiments.", "fact", confidence=0.3
+        ),
+    )
+    vector = await alice.http.post(
+        "/v1/search", json={"query": "how can I change my login credentials?", "mode": "vector", "topK": 1}
+    )
+    assert vector.json()["hits"][0]["node"]["id"] == "pw"
+    assert vector.json()["hits"][0]["score"] > 0.3
+
+    text = await alice.http.post("/v1/search", json={"query": "zebrafish", "mode": "fulltext"})
+    assert [h["node"]["id"] for h in text.json()["hits"]] == ["zebra"]
+
+    hybrid = await alice.http.post("/v1/search", json={"query": "flour egg pancake", "topK": 3})
+    hits = hybrid.json()["hits"]
+    assert hits[0]["node"]["id"] == "flour"
+    assert "vectorScore" in hits[0] and "textScore" in hits[0]
+    # Hybrid is reciprocal rank fusion of the two rankings (each 20 long): 1 / (60 + rank) summed.
+    halves = {
+        mode: [
+            h["node"]["id"]
+            for h in (
+                await alice.http.post(
+                    "/v1/search", json={"query": "flour egg pancake", "mode": mode, "topK": 20}
+                )
+            ).json()["hits"]
+        ]
+        for mode in ("vector", "fulltext")
+    }
+    fused = {
+        node_id: sum(
+            1 / (60 + ranking.index(node_id) + 1) for ranking in halves.values() if node_id in ranking
+        )
+        for node_id in set(halves["vector"]) | set(halves["fulltext"])
+    }
+    expected = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:3]
+    assert [(h["node"]["id"], round(h["score"], 9)) for h in hits] == [(k, round(v, 9)) for k, v in expected]
+
+    def ids(response: Any) -> set[str]:
+        return {h["node"]["id"] for h in response.json()["hits"]}
+
+    base = {"query": "notes", "topK": 10, "mode": "vector"}
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"types": ["procedure"]}})) == {
+        "pw"
+    }
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"tags": ["cooking"]}})) == {
+        "flour"
+    }
+    assert ids(await alice.http.post("/v1/search", json={**base, "filters": {"minConfidence": 0.5}})) == {
+        "pw",
+        "flour",
+    }
+    assert (
+        ids(
+            await alice.http.post(
+                "/v1/search", json={**base, "filters": {"createdAfter": "2999-01-01T00:00:00Z"}}
+            )
+        )
+        == set()
+    )
+
+    for bad in (
+        {"query": "x", "topK": 0},
+        {"query": "x", "topK": 101},
+        {"query": "x", "mode": "magic"},
+        {"query": ""},
+        {"query": "x", "maxDepth": 4},
+    ):
+        response = await alice.http.post("/v1/search", json=bad)
+        assert response.status_code == 422, bad
+
+
+async def test_expansion_returns_exactly_the_expected_subgraph(make_caller: MakeCaller) -> None:
+    # a -relatedTo-> b -dependsOn-> c -relatedTo-> d ; e -conflictsWith- a ; f is unconnected.
+    alice = await make_caller()
+    rng = np.random.default_rng(42)
+    vectors = {
+        k: (v / np.linalg.norm(v)).tolist() for k, v in ((k, rng.standard_normal(384)) for k in "abcdef")
+    }
+    await seed(
+        *[alice], *[note(k, f"Note {k}", f"Content of note {k}.", embedding=vectors[k]) for k in "abcdef"]
+    )
+    for source, kind, target in (
+        ("a", "relatedTo", "b"),
+        ("b", "dependsOn", "c"),
+        ("c", "relatedTo", "d"),
+        ("e", "conflictsWith", "a"),
+    ):
+        assert (await link(alice, source, kind, target)).status_code == 201
+
+    async def expand(**extra: Any) -> dict[str, Any]:
+        body = {"query": "x", "embedding": vectors["a"], "mode": "vector", "topK": 1, **extra}
+        response = await alice.http.post("/v1/search", json=body)
+        assert response.status_code == 200, response.text
+        result = response.json()
+        assert [h["node"]["id"] for h in result["hits"]] == ["a"]
+        return {r["node"]["id"]: r["depth"] for r in result["expanded"]} | {
+            "_edges": {(e["sourceId"], e["type"], e["targetId"]) for e in result["edges"]}
+        }
+
+    one = await expand()
+    assert one == {"b": 1, "e": 1, "_edges": {("a", "relatedTo", "b"), ("e", "conflictsWith", "a")}}
+    two = await expand(maxDepth=2)
+    assert {k: v for k, v in two.items() if k != "_edges"} == {"b": 1, "e": 1, "c": 2}
+    three = await expand(maxDepth=3)
+    assert {k: v for k, v in three.items() if k != "_edges"} == {"b": 1, "e": 1, "c": 2, "d": 3}
+    assert len(three["_edges"]) == 4
+    only_related = await expand(maxDepth=3, edgeTypes=["relatedTo"])
+    assert {k: v for k, v in only_related.items() if k != "_edges"} == {"b": 1}
+    outgoing = await expand(maxDepth=3, direction="out")
+    assert {k: v for k, v in outgoing.items() if k != "_edges"} == {"b": 1, "c": 2, "d": 3}
+    incoming = await expand(maxDepth=3, direction="in")
+    assert {k: v for k, v in incoming.items() if k != "_edges"} == {"e": 1}
+    none = await expand(expandConnections=False)
+    assert none == {"_edges": set()}
+
+    hood = (await alice.http.get("/v1/knowledge/c/neighborhood", params={"depth": 1})).json()
+    assert hood["node"]["id"] == "c"
+    assert {n["node"]["id"]: n["depth"] for n in hood["nodes"]} == {"b": 1, "d": 1}
+    via = {n["node"]["id"]: n["via"] for n in hood["nodes"]}
+    assert via["b"][0]["type"] == "dependsOn"
+    for depth, expected in ((2, {"b": 1, "d": 1, "a": 2}), (3, {"b": 1, "d": 1, "a": 2, "e": 3})):
+        wider = (await alice.http.get("/v1/knowledge/c/neighborhood", params={"depth": depth})).json()
+        assert {n["node"]["id"]: n["depth"] for n in wider["nodes"]} == expected
+    alone = (await alice.http.get("/v1/knowledge/f/neighborhood", params={"depth": 3})).json()
+    assert (alone["node"]["id"], alone["nodes"], alone["edges"]) == ("f", [], [])
+
+
+async def test_users_are_invisible_to_each_other(make_caller: MakeCaller, db: Database) -> None:
+    alice = await make_caller()
+    mallory = await make_caller()
+    await seed(
+        alice,
+        note("secret", "Alice's secret", "Alice keeps her launch codes under the keyboard."),
+        note("plan", "Plan", "Alice plans to launch on Monday."),
+    )
+    await link(alice, "plan", "relatedTo", "secret")
+
+    assert (await mallory.http.get("/v1/knowledge/secret")).status_code == 404
+    assert (await mallory.http.patch("/v1/knowledge/secret", json={"title": "pwned"})).status_code == 404
+    assert (await mallory.http.delete("/v1/knowledge/secret")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge/secret/connections")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge/secret/neighborhood")).status_code == 404
+    assert (await mallory.http.delete("/v1/knowledge/plan/connections/relatedTo/secret")).status_code == 404
+    assert (await mallory.http.get("/v1/knowledge")).json()["items"] == []
+    for mode in ("vector", "fulltext", "hybrid"):
+        found = await mallory.http.post("/v1/search", json={"query": "launch codes keyboard", "mode": mode})
+        assert found.json()["hits"] == [], mode
+
+    # Same id, different users: two separate notes; no edge can cross between them.
+    await seed(mallory, note("secret", "Mallory's own", "Mallory writes her own note."))
+    cross = await mallory.http.post(
+        "/v1/connections/batch",
+        json={"items": [{"sourceId": "secret", "type": "relatedTo", "targetId": "plan"}]},
+    )
+    assert cross.status_code == 404
+    merged = await mallory.http.post(
+        "/v1/knowledge",
+        json={
+            "title": "Alice's secret",
+            "content": "Alice keeps her launch codes under the keyboard.",
+            "type": "fact",
+        },
+    )
+    assert merged.status_code == 201  # no dedupe into another user's note
+    assert (await alice.http.get("/v1/knowledge/secret")).json()["title"] == "Alice's secret"
+    assert await find_orphans(db, alice.user_id) == []
+
+
+async def test_injection_attempts_are_stored_as_text(make_caller: MakeCaller, db: Database) -> None:
+    alice = await make_caller()
+    bystander = await make_caller()
+    await seed(bystander, note("keep", "Keep me", "This note must survive."))
+    payloads = [
+        "'}) MATCH (n) DETACH DELETE n //",
+        '"}) WITH 1 AS x MATCH (n) SET n.userId = "evil" //',
+        "`) CALL db.index.vector.queryNodes('knowledge_embedding', 10, []) //",
+        "title:* OR tenantKey:*",
+        "$(userId) :Knowledge {userId: 'x'}",
+    ]
+    for i, text in enumerate(payloads):
+        response = await alice.http.post(
+            "/v1/knowledge",
+            json={
+                "id": f"inj-{i}",
+                "title": text,
+                "content": text,
+                "type": "fact",
+                "tags": [text[:60]],
+                "dedupe": False,
+            },
+        )
+        assert response.status_code == 201, response.text
+        assert response.json()["node"]["title"] == text.strip()
+        for mode in ("fulltext", "hybrid", "vector"):
+            found = await alice.http.post(
+                "/v1/search", json={"query": text, "mode": mode, "filters": {"tags": [text[:60]]}}
+            )
+            assert found.status_code == 200, found.text
+            assert all(h["node"]["id"].startswith("inj-") for h in found.json()["hits"])
+        bad_id = await alice.http.post(
+            "/v1/knowledge", json={"id": text, "title": "t", "content": "c", "type": "fact"}
+        )
+        assert bad_id.status_code == 422
+    assert (await bystander.http.get("/v1/knowledge/keep")).json()["title"] == "Keep me"
+    [counts] = await db.read("queries/knowledge/note_counts", userId=bystander.user_id)
+    assert counts["mine"] == 1

@@ -1,0 +1,141 @@
+"""Tenant-safe vector search: every user gets their true top-k from the shared index.
+
+A large user and a small one share the index. Forcing the oversampled-index plan for
+both must still match an exact brute-force ranking over that user's own vectors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from neo4j import AsyncManagedTransaction
+
+from graph.core.db import Database
+from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.models import ALL_REL_TYPES
+from graph.knowledge.search import Retrieval, TenantSizes, retrieve
+from tests.integration.conftest import Caller, MakeCaller
+
+DIM = 384
+FILTERS: dict[str, Any] = {
+    "statuses": ["active"],
+    "types": None,
+    "sources": None,
+    "minConfidence": None,
+    "tags": None,
+    "createdAfter": None,
+    "createdBefore": None,
+}
+
+
+def clustered(rng: np.random.Generator, count: int, centers: np.ndarray) -> np.ndarray:
+    picks = centers[rng.integers(0, len(centers), count)]
+    vectors = picks + 0.35 * rng.standard_normal((count, DIM))
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+async def load(caller: Caller, vectors: np.ndarray, prefix: str) -> list[str]:
+    ids = [f"{prefix}{i}" for i in range(len(vectors))]
+    for start in range(0, len(ids), 1000):
+        items = [
+            {"id": ids[i], "title": f"{prefix} {i}", "content": f"synthetic {i}", "type": "fact",
+             "embedding": vectors[i].tolist(), "dedupe": False}
+            for i in range(start, min(start + 1000, len(ids)))
+        ]  # fmt: skip
+        response = await caller.http.post("/v1/knowledge/batch", json={"items": items})
+        assert response.status_code == 201, response.text
+    return ids
+
+
+def exact_top(vectors: np.ndarray, ids: list[str], query: np.ndarray, k: int) -> list[str]:
+    order = np.argsort(-(vectors @ query))[:k]
+    return [ids[i] for i in order]
+
+
+async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> Retrieval:
+    async def work(tx: AsyncManagedTransaction) -> Retrieval:
+        return await retrieve(
+            tx,
+            user_id=user,
+            mode="vector",
+            vector=query.tolist(),
+            top_k=10,
+            pool=10,
+            filters=FILTERS,
+            depth=0,
+            rel_types=ALL_REL_TYPES,
+            direction="both",
+            sizes=TenantSizes(0),
+            config=config,
+        )
+
+    return await db.read_tx(work)
+
+
+async def recall(
+    db: Database,
+    user: str,
+    vectors: np.ndarray,
+    ids: list[str],
+    queries: np.ndarray,
+    config: VectorPlanConfig,
+) -> tuple[float, set[str]]:
+    total, plans = 0.0, set()
+    for query in queries:
+        result = await ranked(db, user, query, config)
+        plans.add(result.plan.split("(")[0])
+        truth = set(exact_top(vectors, ids, query, 10))
+        total += len(truth & {node_id for node_id, _ in result.vector_hits}) / len(truth)
+    return total / len(queries), plans
+
+
+async def test_small_and_large_users_get_their_true_top_10(make_caller: MakeCaller, db: Database) -> None:
+    rng = np.random.default_rng(2026)
+    centers = rng.standard_normal((40, DIM))
+    big, small = await make_caller(), await make_caller()
+    big_vectors = clustered(rng, 3000, centers)
+    small_vectors = clustered(rng, 30, centers)
+    big_ids = await load(big, big_vectors, "big-")
+    small_ids = await load(small, small_vectors, "small-")
+    queries = clustered(rng, 15, centers)
+
+    forced_index = VectorPlanConfig(exact_max_notes=0, ann_max_candidates=20_000)
+    default = VectorPlanConfig()
+
+    big_recall, big_plans = await recall(db, big.user_id, big_vectors, big_ids, queries, forced_index)
+    assert big_plans == {"index"}
+    assert big_recall >= 0.98, big_recall
+
+    # 1% of the index: a naive top-10-then-filter would find almost nothing.
+    small_recall, small_plans = await recall(
+        db, small.user_id, small_vectors, small_ids, queries, forced_index
+    )
+    assert small_plans == {"index"}
+    assert small_recall >= 0.98, small_recall
+
+    # Defaults: the small user is searched exactly; the result is the exact ranking.
+    exact_recall, exact_plans = await recall(db, small.user_id, small_vectors, small_ids, queries, default)
+    assert exact_plans == {"exact"}
+    assert exact_recall == 1.0
+
+    # When oversampling would exceed the cap, the plan falls back to exact, never to fewer hits.
+    capped = VectorPlanConfig(exact_max_notes=0, ann_max_candidates=100)
+    capped_recall, capped_plans = await recall(
+        db, small.user_id, small_vectors, small_ids, queries[:3], capped
+    )
+    assert capped_plans == {"exact"}
+    assert capped_recall == 1.0
+
+
+async def test_scores_are_plain_cosines(make_caller: MakeCaller, db: Database) -> None:
+    caller = await make_caller()
+    vector = np.zeros(DIM)
+    vector[0] = 1.0
+    await load(caller, np.array([vector]), "unit-")
+    result = await ranked(db, caller.user_id, vector, VectorPlanConfig())
+    [(node_id, score)] = result.vector_hits
+    assert node_id == "unit-0"
+    assert abs(score - 1.0) < 1e-4
+    opposite = await ranked(db, caller.user_id, -vector, VectorPlanConfig())
+    assert abs(opposite.vector_hits[0][1] + 1.0) < 1e-4

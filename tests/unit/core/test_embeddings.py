@@ -1,0 +1,106 @@
+"""The embedders: the local ONNX model and an OpenAI-compatible endpoint (a local stub)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph.core.embeddings import LOCAL_DIMENSION, LocalEmbedder, OpenAIEmbedder
+from graph.core.errors import EmbeddingError
+from tests.support.openai_stub import OpenAIStub, fake_vector
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalEmbedder:
+    return LocalEmbedder(batch_size=32)
+
+
+def test_local_vectors_are_unit_length_and_384_wide(local: LocalEmbedder) -> None:
+    [vector] = local.embed_sync(["Neo4j stores the knowledge network."])
+    assert len(vector) == LOCAL_DIMENSION == local.dimension
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_local_vectors_are_deterministic(local: LocalEmbedder) -> None:
+    first = local.embed_sync(["the same sentence twice"])[0]
+    again = LocalEmbedder().embed_sync(["the same sentence twice"])[0]
+    assert first == again
+
+
+def test_batching_does_not_change_vectors(local: LocalEmbedder) -> None:
+    texts = [f"sentence number {i} about topic {i % 3}" for i in range(40)]  # spans two batches
+    together = np.array(local.embed_sync(texts))
+    alone = np.array([local.embed_sync([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_paraphrase_ranks_above_unrelated_sentence(local: LocalEmbedder) -> None:
+    query, paraphrase, unrelated = local.embed_sync(
+        [
+            "How do I reset my password?",
+            "What are the steps to change a forgotten login password?",
+            "The recipe needs two cups of flour and an egg.",
+        ]
+    )
+    assert np.dot(query, paraphrase) > np.dot(query, unrelated) + 0.3
+
+
+def test_long_text_is_truncated_not_rejected(local: LocalEmbedder) -> None:
+    long_text = "word " * 5000
+    [vector] = local.embed_sync([long_text])
+    assert len(vector) == LOCAL_DIMENSION
+
+
+async def test_local_embed_runs_off_the_event_loop(local: LocalEmbedder) -> None:
+    vectors = await local.embed(["a", "b"])
+    assert len(vectors) == 2
+    assert await local.embed([]) == []
+
+
+def _openai(stub: OpenAIStub, retries: int = 3) -> OpenAIEmbedder:
+    return OpenAIEmbedder(
+        model="stub-embed",
+        dimension=stub.dimension,
+        base_url=stub.base_url,
+        api_key="test",
+        max_retries=retries,
+        backoff_seconds=0.01,
+    )
+
+
+async def test_openai_embedder_returns_the_endpoint_vectors_in_order() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        vectors = await _openai(stub).embed(["alpha", "beta"])
+    assert vectors == [fake_vector("alpha", 8), fake_vector("beta", 8)]
+    assert stub.requests[0]["body"]["model"] == "stub-embed"
+
+
+async def test_openai_embedder_retries_a_429_then_succeeds() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        stub.script.append((429, {"error": {"message": "slow down", "type": "rate_limit"}}))
+        vectors = await _openai(stub).embed(["alpha"])
+    assert vectors == [fake_vector("alpha", 8)]
+    assert len(stub.requests) == 2
+
+
+async def test_openai_embedder_gives_up_after_its_retries_on_5xx() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        stub.script.extend([(500, {"error": {"message": "boom"}})] * 10)
+        with pytest.raises(EmbeddingError, match="embedding endpoint failed"):
+            await _openai(stub, retries=2).embed(["alpha"])
+    assert len(stub.requests) == 3
+
+
+async def test_openai_embedder_does_not_retry_a_client_error() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        stub.script.append((400, {"error": {"message": "bad model"}}))
+        with pytest.raises(EmbeddingError):
+            await _openai(stub).embed(["alpha"])
+    assert len(stub.requests) == 1
+
+
+async def test_openai_embedder_rejects_vectors_of_the_wrong_size() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        embedder = OpenAIEmbedder(model="m", dimension=16, base_url=stub.base_url, api_key="k")
+        with pytest.raises(EmbeddingError, match="16"):
+            await embedder.embed(["alpha"])

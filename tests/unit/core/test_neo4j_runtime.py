@@ -1,0 +1,96 @@
+"""The local Neo4j runtime's configuration and its one-line failure messages."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.core.errors import Neo4jRuntimeError
+from graph.core.settings import Settings
+
+
+def _settings(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings(data_dir=tmp_path, **overrides)  # type: ignore[arg-type]
+
+
+def test_config_carries_ports_memory_and_auth(tmp_path: Path) -> None:
+    local = LocalNeo4j(_settings(tmp_path, neo4j_bolt_port=17001, neo4j_http_port=17002, neo4j_heap="2g"))
+    conf = local.write_config().read_text()
+    assert "server.bolt.listen_address=127.0.0.1:17001" in conf
+    assert "server.http.listen_address=127.0.0.1:17002" in conf
+    assert "server.memory.heap.max_size=2g" in conf
+    assert "server.memory.pagecache.size=512m" in conf
+    assert "dbms.security.auth_enabled=true" in conf
+    assert f"server.directories.data={tmp_path / 'neo4j' / 'data'}" in conf
+
+
+def test_config_merges_vector_index_segments_sooner_than_neo4j_does(tmp_path: Path) -> None:
+    conf = LocalNeo4j(_settings(tmp_path)).write_config().read_text()
+    assert "internal.dbms.index.vector.standard_merge_factor=10" in conf
+    assert "internal.dbms.index.vector.population_merge_factor=10" in conf
+    tuned = LocalNeo4j(_settings(tmp_path, neo4j_vector_merge_factor=4)).write_config().read_text()
+    assert "internal.dbms.index.vector.standard_merge_factor=4" in tuned
+
+
+def test_config_checkpoints_often_so_new_index_segments_are_committed(tmp_path: Path) -> None:
+    conf = LocalNeo4j(_settings(tmp_path)).write_config().read_text()
+    assert "db.checkpoint.interval.time=10s" in conf
+    tuned = LocalNeo4j(_settings(tmp_path, neo4j_checkpoint_interval="2m")).write_config().read_text()
+    assert "db.checkpoint.interval.time=2m" in tuned
+
+
+def test_missing_java_is_reported_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java-here"))
+    with pytest.raises(Neo4jRuntimeError, match="Java is not installed"):
+        LocalNeo4j(_settings(tmp_path)).start()
+
+
+def test_missing_maven_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(Neo4jRuntimeError, match="Maven"):
+        LocalNeo4j(_settings(tmp_path)).fetch()
+
+
+def test_a_taken_port_is_reported_before_starting(tmp_path: Path) -> None:
+    dist = Settings().neo4j_dist_dir or Settings().neo4j_home / "lib"
+    if not (dist / ".complete").is_file():
+        pytest.fail("run `ctxnet neo4j fetch` (make setup) before the unit tests")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        local = LocalNeo4j(_settings(tmp_path, neo4j_bolt_port=port, neo4j_dist_dir=dist))
+        with pytest.raises(Neo4jRuntimeError, match=f"port {port} \\(Bolt\\) is taken"):
+            local.start()
+    assert local.pid() is None
+
+
+def test_status_of_a_never_started_runtime(tmp_path: Path) -> None:
+    status = LocalNeo4j(_settings(tmp_path)).status()
+    assert not status.running
+    assert "stopped" in status.describe()
+
+
+def test_unreachable_maven_central_is_reported_with_the_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    mvn = fake_bin / "mvn"
+    mvn.write_text(
+        "#!/bin/sh\n"
+        "echo '[ERROR] Could not transfer artifact org.neo4j:neo4j:pom:5.26.30 from/to central: "
+        "repo.maven.apache.org: UnknownHostException'\n"
+        "exit 1\n"
+    )
+    mvn.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:/usr/bin:/bin")
+    local = LocalNeo4j(_settings(tmp_path / "data"))
+    with pytest.raises(Neo4jRuntimeError) as caught:
+        local.fetch()
+    assert "Maven could not reach Maven Central" in caught.value.message
+    assert str(local.logs / "fetch.log") in caught.value.message
+    assert not local.is_fetched()

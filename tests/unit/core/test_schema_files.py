@@ -1,0 +1,20 @@
+"""What the schema files declare, as ``check_schema`` and ``migrate`` read it."""
+
+from __future__ import annotations
+
+from graph.core.schema import expected_schema
+
+
+def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
+    vector = {o.name: o for o in expected_schema() if o.index_type == "VECTOR"}
+    assert set(vector) == {"knowledge_embedding", "insight_embedding"}
+    for index in vector.values():
+        assert dict(index.settings) == {
+            "vector.quantization.enabled": False,
+            "vector.hnsw.m": 16,
+            "vector.hnsw.ef_construction": 100,
+        }, index.name
+
+
+def test_other_indexes_declare_no_vector_settings() -> None:
+    assert all(o.settings == () for o in expected_schema() if o.index_type != "VECTOR")
