@@ -260,7 +260,7 @@ class InsightService:
                 tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics
             )
             return {
-                "insights": [{**h["insight"], "score": cosine_from_score(h["score"])} for h in hits],
+                "insights": [{**plain(h["insight"]), "score": cosine_from_score(h["score"])} for h in hits],
                 "recentTopics": [plain(r) for r in recent],
             }
 

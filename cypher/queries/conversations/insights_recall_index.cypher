@@ -1,8 +1,19 @@
 // Cross-session recall, index plan: the shared insight index oversampled and narrowed to
 // the user (its full-precision scores are exact cosines); `matched` tells if it sufficed.
+// Only the top $limit are projected, not every candidate.
 CALL db.index.vector.queryNodes('insight_embedding', $candidates, $vector) YIELD node AS i, score
 WHERE i.userId = $userId
 WITH i, score
 ORDER BY score DESC, i.id
-WITH collect({insight: i {.id, .threadId, .type, .content, .confidence, .extractor}, score: score}) AS ranked
-RETURN size(ranked) AS matched, ranked[0..$limit] AS hits
+WITH collect({node: i, score: score}) AS ranked
+CALL (ranked) {
+  UNWIND ranked[0..$limit] AS hit
+  WITH hit.node AS i, hit.score AS score
+  RETURN collect({insight: i {
+    .id, .threadId, .type, .content, .confidence, .extractor,
+    extractedAt: i.extractedAt.epochMillis,
+    messageId: [(i)-[:EXTRACTED_FROM]->(m:Message) | m.id][0],
+    knowledgeIds: [(k:Knowledge)-[:DERIVED_FROM]->(i) | k.id]
+  }, score: score}) AS hits
+}
+RETURN size(ranked) AS matched, hits

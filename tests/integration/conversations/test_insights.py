@@ -127,6 +127,22 @@ async def test_recall_across_sessions(make_caller: MakeCaller) -> None:
     assert len(few["insights"]) == 1 and len(few["recentTopics"]) == 1
 
 
+async def test_recall_shows_each_insight_as_the_listing_does(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await open_thread(alice, "t", "Billing platform", CONVERSATION)
+    assert (await run_job(alice.http, "/v1/threads/t/feedback-loop"))["status"] == "done"
+    listed = {i["id"]: i for i in (await alice.http.get("/v1/insights")).json()["items"]}
+    assert sum(1 for i in listed.values() if i["knowledgeIds"]) == 3, "notes of the 3 valid ones"
+    recalled = (
+        await alice.http.post("/v1/context/user", json={"query": "billing database", "limit": 10})
+    ).json()["insights"]
+    assert {i["id"] for i in recalled} == set(listed)
+    for insight in recalled:
+        expected = listed[insight["id"]]
+        for field in ("messageId", "knowledgeIds", "extractedAt", "threadId", "content"):
+            assert insight[field] == expected[field], (field, insight)
+
+
 async def test_insights_and_jobs_are_private(make_caller: MakeCaller) -> None:
     alice, mallory = await make_caller(), await make_caller()
     await open_thread(alice, "t", "Private", CONVERSATION)
