@@ -55,8 +55,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await db.close()
         log.critical("schema check failed: %s", exc)
         raise
-    jobs = Jobs(db)
-    await jobs.fail_stale()
+    jobs = Jobs(
+        db,
+        lease_seconds=settings.job_lease_seconds,
+        max_in_flight=settings.jobs_max_in_flight,
+        shutdown_grace_seconds=settings.job_shutdown_grace_seconds,
+    )
+    await jobs.fail_expired()
     knowledge_network = KnowledgeNetwork.from_settings(db, embedder, settings)
     extractor = build_extractor(settings)
     conversation_memory = ConversationMemory.from_settings(

@@ -260,7 +260,8 @@ def _run_pipeline(user: str, thread: str, step: str) -> dict[str, int]:
                 db, embedder, extractor, knowledge.notes, Jobs(db), settings
             )
             service = memory.insights
-            principal = Principal(user_id=user, role=Role.HUMAN)
+            # The command runs the pipeline itself: its writes carry the system role.
+            principal = Principal(user_id=user, role=Role.SYSTEM, agent_id="cli")
             if step == "extract":
                 return await service.extract(principal, thread)
             if step == "feedback-loop":

@@ -27,6 +27,7 @@ from graph.conversations.threads import require_thread
 from graph.core.db import Database, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput
+from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import Jobs
 from graph.core.principals import Principal
 from graph.core.values import plain, sortable_id
@@ -76,6 +77,7 @@ class InsightService:
         self._extractor = extractor
         self._notes = notes
         self._jobs = jobs
+        self._gate = WriteGate(db)
         self._thresholds = thresholds or Thresholds()
         self._plan = plan or VectorPlanConfig()
 
@@ -90,11 +92,11 @@ class InsightService:
         if kind not in JOB_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(JOB_KINDS)}", field="kind")
         await require_thread(self._db, principal.user_id, thread_id)  # 404 now, not a failed job later
-        step: Callable[[Principal, str], Awaitable[dict[str, int]]] = (
+        step: Callable[[Principal, str, dict[str, Any]], Awaitable[dict[str, int]]] = (
             self.extract if kind == "extract" else self.feedback_loop
         )
         return await self._jobs.start(
-            principal, kind, lambda: step(principal, thread_id), thread_id=thread_id
+            principal, kind, lambda memo: step(principal, thread_id, memo), thread_id=thread_id
         )
 
     # --- the pipeline ------------------------------------------------------------------------------
@@ -105,12 +107,22 @@ class InsightService:
         )
         return [ThreadMessage(r["id"], r["role"], r["content"]) for r in messages]
 
-    async def extract(self, principal: Principal, thread_id: str) -> dict[str, int]:
-        """Extract and store a thread's insights; counts of messages, extracted and new insights."""
+    async def extract(
+        self, principal: Principal, thread_id: str, memo: dict[str, Any] | None = None
+    ) -> dict[str, int]:
+        """Extract and store a thread's insights; counts of messages, extracted and new insights.
+
+        ``memo`` (a job's, kept across its retries) holds the extractor's answer once given:
+        a retry after a database fault stores that answer, and does not ask an LLM again
+        (a second answer would paraphrase, and paraphrases are new insights).
+        """
         messages = await self._messages(principal, thread_id)
-        found = await self._extractor.extract(messages) if messages else []
+        memo = {} if memo is None else memo
+        if "extracted" not in memo:
+            memo["extracted"] = (len(messages), await self._extractor.extract(messages) if messages else [])
+        count, found = memo["extracted"]
         stored = await self._store(principal, thread_id, found)
-        return {"messages": len(messages), "extracted": len(found), "stored": stored}
+        return {"messages": count, "extracted": len(found), "stored": stored}
 
     async def _store(self, principal: Principal, thread_id: str, found: list[ExtractedInsight]) -> int:
         if not found:
@@ -128,31 +140,39 @@ class InsightService:
             }
             for i, vector in zip(found, vectors, strict=True)
         ]
-        result = await self._db.write(
+        result = await self._gate.run(
+            principal.user_id,
             "queries/conversations/insights_store",
             rows=rows,
-            userId=principal.user_id,
             threadId=thread_id,
             extractor=self._extractor.name,
             embeddingModel=self._embedder.model_id,
         )
         return sum(1 for r in result if r["created"])
 
-    async def feedback_loop(self, principal: Principal, thread_id: str) -> dict[str, int]:
-        """Extract → keep confidence > 0.7 → update-or-create knowledge for each."""
-        extracted = await self.extract(principal, thread_id)
+    async def feedback_loop(
+        self, principal: Principal, thread_id: str, memo: dict[str, Any] | None = None
+    ) -> dict[str, int]:
+        """Extract → keep confidence > 0.7 → update-or-create knowledge for each.
+
+        An insight becomes knowledge once: a re-run leaves alone the notes it made before,
+        so it neither overwrites a person's edit of one nor brings back one a person deleted.
+        """
+        extracted = await self.extract(principal, thread_id, memo)
         valid = await self._db.read(
             "queries/conversations/insights_of_thread",
             userId=principal.user_id,
             threadId=thread_id,
             minConfidence=self._thresholds.valid_above,
         )
-        created, updated = await self._to_knowledge(principal, valid)
+        pending = [r for r in valid if not r["consolidated"]]
+        created, updated = await self._to_knowledge(principal, pending)
         return {
             "extracted": extracted["extracted"],
             "valid": len(valid),
             "created": created,
             "updated": updated,
+            "unchanged": len(valid) - len(pending),
         }
 
     async def consolidate(self, principal: Principal, thread_id: str) -> dict[str, int]:
@@ -185,16 +205,21 @@ class InsightService:
             )
             for r in insights
         ]
-        user = principal.user_id
 
-        async def link(tx: AsyncManagedTransaction, results: list[CreateResult]) -> None:
+        async def link(gated: Gated, results: list[CreateResult]) -> None:
             rows = [
                 {"knowledgeId": res.node["id"], "insightId": r["id"], "updated": res.merged_into is not None}
                 for r, res in zip(insights, results, strict=True)
             ]
-            await run_rows(tx, "queries/conversations/insights_derive_knowledge", rows=rows, userId=user)
+            await gated.run("queries/conversations/insights_derive_knowledge", rows=rows)
 
-        results = await self._notes.create(principal, notes, batch=True, then=link)
+        results = await self._notes.create(
+            principal.pipeline(f"extractor:{self._extractor.name}"),
+            notes,
+            batch=True,
+            then=link,
+            keep_existing=True,
+        )
         created = sum(1 for r in results if r.created)
         updated = sum(1 for r in results if r.merged_into is not None)
         return created, updated

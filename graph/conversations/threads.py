@@ -17,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.models import ContextType, NewMessage
 from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
@@ -37,28 +38,26 @@ class ThreadService:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._gate = WriteGate(db)
 
     async def create_thread(
         self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
     ) -> tuple[dict[str, Any], bool]:
         """Create a thread; an existing id returns it unchanged (409 if it differs)."""
         tid = check_id(thread_id) if thread_id else uuid.uuid4().hex
-        user = principal.user_id
 
-        async def work(tx: AsyncManagedTransaction) -> tuple[Row, list[Row]]:
-            [row] = await run_rows(
-                tx,
+        async def work(gated: Gated) -> tuple[Row, list[Row]]:
+            [row] = await gated.run(
                 "queries/conversations/thread_create",
-                userId=user,
                 id=tid,
                 contextType=context_type.value,
                 topic=topic,
                 role=principal.role.value,
                 agentId=principal.agent_id,
             )
-            return row, await run_rows(tx, "queries/conversations/threads_by_ids", userId=user, ids=[tid])
+            return row, await gated.run("queries/conversations/threads_by_ids", ids=[tid])
 
-        row, threads = await self._db.write_tx(work)
+        row, threads = await self._gate.write(principal.user_id, work)
         if not row["created"] and (row["contextType"], row["topic"]) != (context_type.value, topic):
             raise Conflict(f"thread {tid!r} already exists with another contextType or topic", field="id")
         return plain(threads[0]["thread"]), bool(row["created"])
@@ -104,10 +103,19 @@ class ThreadService:
         """Relate (or unrelate) two of the caller's threads."""
         if thread_id == other_id:
             raise InvalidInput("a thread cannot be linked to itself", field="threadId")
-        await require_thread(self._db, principal.user_id, thread_id, "id")
-        await require_thread(self._db, principal.user_id, other_id, "threadId")
         query = "queries/conversations/thread_unlink" if remove else "queries/conversations/thread_link"
-        rows = await self._db.write(query, userId=principal.user_id, id=thread_id, otherId=other_id)
+
+        async def work(gated: Gated) -> list[Row]:
+            found = {
+                r["thread"]["id"]
+                for r in await gated.run("queries/conversations/threads_by_ids", ids=[thread_id, other_id])
+            }
+            for field, tid in (("id", thread_id), ("threadId", other_id)):
+                if tid not in found:
+                    raise NotFound(f"no thread {tid!r}", field=field)
+            return await gated.run(query, id=thread_id, otherId=other_id)
+
+        rows = await self._gate.write(principal.user_id, work)
         if remove and (not rows or rows[0]["unlinked"] == 0):
             raise NotFound(f"threads {thread_id!r} and {other_id!r} are not linked", field="threadId")
 
@@ -124,12 +132,10 @@ class ThreadService:
         ]
         if len(set(ids)) != len(ids):
             raise InvalidInput("a message id appears twice in the append", field="messages")
-        user = principal.user_id
 
-        async def work(tx: AsyncManagedTransaction) -> int:
-            state = await run_rows(
-                tx, "queries/conversations/messages_state", userId=user, threadId=thread_id, ids=ids
-            )
+        async def work(gated: Gated) -> list[Row]:
+            """Under the user's lock: the thread's last message is the one committed last."""
+            state = await gated.run("queries/conversations/messages_state", threadId=thread_id, ids=ids)
             if not state:
                 raise NotFound(f"no thread {thread_id!r}", field="id")
             existing = {e["id"]: e for e in state[0]["existing"]}
@@ -162,16 +168,11 @@ class ThreadService:
                 )
                 previous = mid
             if rows:
-                await run_rows(
-                    tx, "queries/conversations/messages_append", userId=user, threadId=thread_id, rows=rows
-                )
-            return len(rows)
+                await gated.run("queries/conversations/messages_append", threadId=thread_id, rows=rows)
+            return await gated.run("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)
 
-        await self._db.write_tx(work)
-        rows = await self._db.read(
-            "queries/conversations/messages_by_ids", userId=user, threadId=thread_id, ids=ids
-        )
-        return [plain(r["message"]) for r in rows]
+        stored = await self._gate.write(principal.user_id, work)
+        return [plain(r["message"]) for r in stored]
 
     async def list_messages(
         self,

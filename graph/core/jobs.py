@@ -1,16 +1,32 @@
 """Background jobs whose status lives in Neo4j, so any replica can report on them.
 
 A job is queued (202 + ``jobId``), runs in this process as an asyncio task, and ends
-``done`` with counts or ``failed`` with the reason; it never ends unseen. The work must be
-idempotent: a job that meets a database fault (a deadlock on a hot note, a short outage
-the driver's own retries did not outlast) runs it again, up to :data:`JOB_ATTEMPTS` times.
+``done`` with counts or ``failed`` with the reason; it never ends unseen:
+
+* **A lease.** While a process holds a job (queued behind others, or running) it renews
+  the job's lease every ``lease / 3`` seconds. A job whose lease ran out belongs to a
+  process that died or hung: anyone may fail it (reading it, starting another job on the
+  same thread, or a process starting up), within one lease of the death, not an hour.
+* **One at a time per thread.** Starting a job of a kind that already has a live job on
+  the same thread returns that job instead of a second one (under the user's write gate,
+  so two simultaneous starts agree).
+* **Bounded.** At most ``max_in_flight`` jobs run at once in a process; the rest wait
+  queued (their leases renewed).
+* **Retried, not repeated.** The work must be idempotent: a job that meets a database
+  fault (a deadlock on a hot note, a short outage the driver's own retries did not
+  outlast) runs it again, up to :data:`JOB_ATTEMPTS` times, with the same ``memo``, where
+  a step keeps what it must not redo (an LLM's answer: asked again, it would paraphrase).
+* **Shutdown** waits ``shutdown_grace`` seconds for running jobs, then cancels them and
+  marks them failed with the reason, instead of waiting on an LLM for ever.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +40,7 @@ from tenacity import (
 
 from graph.core.db import Database
 from graph.core.errors import ContextNetworkError, DatabaseUnavailable, NotFound
+from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import plain, sortable_id
 
@@ -31,77 +48,178 @@ log = logging.getLogger(__name__)
 
 JOB_ATTEMPTS = 4
 
-#: A job's work: returns the counts the finished job reports.
-JobWork = Callable[[], Awaitable[dict[str, int]]]
+#: A job's work: given its memo (kept across retries), returns the counts it reports.
+JobWork = Callable[[dict[str, Any]], Awaitable[dict[str, int]]]
+
+
+class JobLost(Exception):
+    """This process no longer holds the job (its lease ran out and someone failed it)."""
 
 
 class Jobs:
-    """Start, run and report the background jobs of this process."""
+    """Start, run, renew and report the background jobs of this process."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        lease_seconds: float = 30.0,
+        max_in_flight: int = 4,
+        shutdown_grace_seconds: float = 10.0,
+    ) -> None:
         self._db = db
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._gate = WriteGate(db)
+        self._lease = lease_seconds
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._grace = shutdown_grace_seconds
+        #: Marks this process's leases, so a renewal never revives a job someone else failed.
+        self._owner = secrets.token_hex(8)
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._lost: set[str] = set()
 
     async def start(self, principal: Principal, kind: str, work: JobWork, *, thread_id: str | None) -> str:
-        """Queue ``work`` as a job of the principal's user; returns the job id."""
+        """Queue ``work`` as a job of the principal's user; returns the job id, or the id of
+        the live job of this kind already running on the thread."""
         job_id = sortable_id()
-        await self._db.write(
-            "queries/core/job_create", id=job_id, userId=principal.user_id, kind=kind, threadId=thread_id
-        )
+
+        async def create(gated: Gated) -> dict[str, Any]:
+            [row] = await gated.run(
+                "queries/core/job_create",
+                id=job_id,
+                kind=kind,
+                threadId=thread_id,
+                owner=self._owner,
+                leaseSeconds=self._lease,
+            )
+            return row
+
+        row = await self._gate.write(principal.user_id, create)
+        if row["id"] != job_id:
+            return str(row["id"])  # one live job per thread and kind: this is it
         task = asyncio.create_task(self._run(job_id, work))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[job_id] = task
+        task.add_done_callback(lambda _: self._forget(job_id))
         return job_id
 
+    def _forget(self, job_id: str) -> None:
+        self._tasks.pop(job_id, None)
+        self._lost.discard(job_id)
+
     async def _run(self, job_id: str, work: JobWork) -> None:
-        await self._set(job_id, "running")
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(DatabaseUnavailable),
-            stop=stop_after_attempt(JOB_ATTEMPTS),
-            wait=wait_random_exponential(multiplier=1, max=10),
-            before_sleep=before_sleep_log(log, logging.WARNING),
-            reraise=True,
-        )
+        renewal = asyncio.create_task(self._renew(job_id))
         try:
-            async for attempt in retrying:
-                with attempt:
-                    counts = await work()
+            async with self._slots:
+                await self._set(job_id, "running")
+                counts = await run_attempts(work)
+        except (asyncio.CancelledError, JobLost):
+            if job_id in self._lost:
+                log.warning("job %s was failed elsewhere (its lease ran out); its work is dropped", job_id)
+                return
+            await self._finish_quietly(
+                job_id, "failed", error="the service stopped while this job ran; start it again"
+            )
+            raise
         except ContextNetworkError as exc:
-            await self._set(job_id, "failed", error=exc.message)
-            return
+            await self._finish_quietly(job_id, "failed", error=exc.message)
         except Exception as exc:  # a job must end in a state the client can see
             log.exception("job %s failed", job_id)
-            await self._set(job_id, "failed", error=f"internal error: {type(exc).__name__}")
-            return
-        await self._set(job_id, "done", counts=counts)
+            await self._finish_quietly(job_id, "failed", error=f"internal error: {type(exc).__name__}")
+        else:
+            await self._finish_quietly(job_id, "done", counts=counts)
+        finally:
+            renewal.cancel()
 
-    async def _set(
-        self, job_id: str, status: str, *, counts: dict[str, int] | None = None, error: str | None = None
-    ) -> None:
-        await self._db.write(
+    async def _renew(self, job_id: str) -> None:
+        """Renew the lease until cancelled; if the job was taken from us, cancel its run."""
+        while True:
+            await asyncio.sleep(self._lease / 3)
+            try:
+                rows = await self._db.write(
+                    "queries/core/job_renew", id=job_id, owner=self._owner, leaseSeconds=self._lease
+                )
+            except DatabaseUnavailable:
+                continue  # the lease outlives a short outage; the next renewal tries again
+            if not rows:
+                self._lost.add(job_id)
+                task = self._tasks.get(job_id)
+                if task is not None:
+                    task.cancel()
+                return
+
+    async def _set(self, job_id: str, status: str) -> None:
+        rows = await self._db.write(
             "queries/core/job_update",
             id=job_id,
+            owner=self._owner,
             status=status,
-            counts=json.dumps(counts) if counts is not None else None,
-            error=error,
+            counts=None,
+            error=None,
+            leaseSeconds=self._lease,
         )
+        if not rows:
+            self._lost.add(job_id)
+            raise JobLost(job_id)
+
+    async def _finish_quietly(
+        self, job_id: str, status: str, *, counts: dict[str, int] | None = None, error: str | None = None
+    ) -> None:
+        """Record the end; if Neo4j is away, the lease runs out and the job is failed later."""
+        try:
+            await self._db.write(
+                "queries/core/job_update",
+                id=job_id,
+                owner=self._owner,
+                status=status,
+                counts=json.dumps(counts) if counts is not None else None,
+                error=error,
+                leaseSeconds=self._lease,
+            )
+        except DatabaseUnavailable as exc:
+            log.warning("could not record the end of job %s: %s", job_id, exc.message)
 
     async def get(self, principal: Principal, job_id: str) -> dict[str, Any]:
-        """A job's status, counts when done, reason when failed."""
+        """A job's status, counts when done, reason when failed (a job whose lease ran out is
+        failed first)."""
         rows = await self._db.read("queries/core/job_get", userId=principal.user_id, id=job_id)
         if not rows:
             raise NotFound(f"no job {job_id!r}", field="id")
+        if rows[0]["expired"]:
+            await self.fail_expired()
+            rows = await self._db.read("queries/core/job_get", userId=principal.user_id, id=job_id)
         job: dict[str, Any] = plain({k: v for k, v in rows[0]["job"].items() if v is not None})
         if "counts" in job:
             job["counts"] = json.loads(job["counts"])
         return job
 
     async def wait_idle(self) -> None:
-        """Wait for this process's running jobs (shutdown, tests)."""
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Wait for this process's jobs; after the grace period, cancel what still runs (shutdown)."""
+        tasks = list(self._tasks.values())
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=self._grace)
+        for task in pending:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*pending, return_exceptions=True)
 
-    async def fail_stale(self, stale_seconds: float = 3600) -> int:
-        """Jobs left queued/running by a process that died are marked failed."""
-        rows = await self._db.write("queries/core/job_requeue_stale", staleSeconds=int(stale_seconds))
+    async def fail_expired(self) -> int:
+        """Fail every job whose lease ran out (its process died or hung)."""
+        rows = await self._db.write("queries/core/job_fail_expired")
         return int(rows[0]["failed"]) if rows else 0
+
+
+async def run_attempts(work: JobWork, attempts: int = JOB_ATTEMPTS, max_wait: float = 10.0) -> dict[str, int]:
+    """Run ``work`` until it succeeds, again after each database fault (up to ``attempts``
+    times, jittered backoff), every time with the same memo."""
+    memo: dict[str, Any] = {}
+    retrying = AsyncRetrying(
+        retry=retry_if_exception_type(DatabaseUnavailable),
+        stop=stop_after_attempt(attempts),
+        wait=wait_random_exponential(multiplier=1, max=max_wait),
+        before_sleep=before_sleep_log(log, logging.WARNING),
+        reraise=True,
+    )
+    async for attempt in retrying:
+        with attempt:
+            return await work(memo)
+    raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover

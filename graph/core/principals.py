@@ -25,10 +25,16 @@ _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
 
 
 class Role(StrEnum):
-    """Who is behind a key."""
+    """Who is behind a write: a person or an agent (through their API keys), or a pipeline
+    of the service itself (extraction, the feedback loop, consolidation), which no key has."""
 
     HUMAN = "human"
     AGENT = "agent"
+    SYSTEM = "system"
+
+
+#: The roles an API key can carry.
+KEY_ROLES = (Role.HUMAN, Role.AGENT)
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,11 @@ class Principal:
     role: Role
     agent_id: str | None = None
     key_id: str | None = None
+
+    def pipeline(self, name: str) -> Principal:
+        """The same user, as a pipeline of the service (``name``, e.g. ``extractor:rules-v1``):
+        what it writes carries the system role, never the role of whoever started it."""
+        return Principal(user_id=self.user_id, role=Role.SYSTEM, agent_id=name, key_id=self.key_id)
 
 
 @dataclass(frozen=True)
@@ -101,10 +112,9 @@ class ApiKeys:
     ) -> tuple[ApiKeyInfo, str]:
         """A new key for a principal; returns its record and the secret (shown once)."""
         validate_identifier(user_id, "user")
-        try:
-            role = Role(role)
-        except ValueError as exc:
-            raise InvalidInput("role must be 'human' or 'agent'", field="role") from exc
+        if str(role) not in KEY_ROLES:
+            raise InvalidInput("role must be 'human' or 'agent'", field="role")
+        role = Role(role)
         if agent_id is not None:
             validate_identifier(agent_id, "agent")
         secret = KEY_PREFIX + secrets.token_urlsafe(32)

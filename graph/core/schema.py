@@ -183,7 +183,8 @@ async def reembed(
 ) -> int:
     """Resize mismatched vector indexes and recompute every stale vector; returns nodes done.
 
-    Resumable: a node is done once its ``embeddingModel`` is the current embedder's.
+    Resumable: a node is done once its ``embeddingModel`` is the current embedder's. A vector
+    is stored only if its node's text is still what was embedded (a PATCH meanwhile wins).
     """
     report = await check_schema(db, embedder.dimension)
     for index, found in report.vector_dimensions.items():
@@ -198,7 +199,10 @@ async def reembed(
             if not page:
                 break
             vectors = await embedder.embed([row["text"] for row in page])
-            rows = [{"elementId": r["elementId"], "embedding": v} for r, v in zip(page, vectors, strict=True)]
+            rows = [
+                {"elementId": r["elementId"], "text": r["text"], "embedding": v}
+                for r, v in zip(page, vectors, strict=True)
+            ]
             await db.write(set_query, rows=rows, model=embedder.model_id)
             done += len(rows)
             if progress is not None:

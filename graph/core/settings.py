@@ -133,6 +133,19 @@ class Settings(BaseSettings):
         default=0.8, ge=0, le=1, description="Consolidation keeps insights above."
     )
 
+    # --- background jobs ----------------------------------------------------------------
+    job_lease_seconds: float = Field(
+        default=30.0,
+        ge=1.0,
+        description="A live job's lease, renewed every third of it; one that runs out is failed.",
+    )
+    jobs_max_in_flight: int = Field(
+        default=4, ge=1, le=256, description="Jobs run at once per process; the rest wait queued."
+    )
+    job_shutdown_grace_seconds: float = Field(
+        default=10.0, ge=0, description="How long shutdown waits for running jobs before failing them."
+    )
+
     # --- the HTTP API ------------------------------------------------------------
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8000, ge=1, le=65535)

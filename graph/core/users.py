@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 from graph.core.db import Database
+from graph.core.gate import Gated, WriteGate
 from graph.core.principals import validate_identifier
 
 
 async def forget_user(db: Database, user_id: str, batch_size: int = 5_000) -> int:
-    """Delete all of a user's data (notes, edges, keys, ...); returns the nodes deleted.
+    """Delete all of a user's data (notes, edges, threads, keys, ...); returns the nodes deleted.
 
-    Runs in batches so a large user does not need one huge transaction; safe to re-run.
+    Runs in batches, each through the user's write gate, so a large user does not need one
+    huge transaction and no write of theirs interleaves with a batch. The user's Tenant node
+    stays as a tombstone: the gate refuses their writes from then on (a job still running, a
+    key cached elsewhere), until a new key is made for the user. Safe to re-run.
     """
     validate_identifier(user_id, "user")
+    gate = WriteGate(db)
+
+    async def batch(gated: Gated) -> int:
+        rows = await gated.run("queries/core/user_forget_batch", limit=batch_size)
+        deleted = int(rows[0]["deleted"]) if rows else 0
+        if deleted < batch_size:
+            await gated.run("queries/core/user_forget_done")
+        return deleted
+
     total = 0
     while True:
-        rows = await db.write("queries/core/user_forget_batch", userId=user_id, limit=batch_size)
-        deleted = int(rows[0]["deleted"]) if rows else 0
+        deleted = await gate.write(user_id, batch, forgetting=True)
         total += deleted
         if deleted < batch_size:
             return total

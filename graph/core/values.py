@@ -25,6 +25,8 @@ from neo4j.time import Date, DateTime, Duration, Time
 from graph.core.errors import InvalidInput
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+#: A cursor's time as Neo4j writes it (``toString(datetime)``), which Neo4j parses back.
+_CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
 
 #: Keys whose values the queries return as epoch milliseconds; they leave as ISO-8601 strings.
 TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt"})
@@ -70,10 +72,16 @@ def encode_cursor(position: str, last_id: str) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[str, str]:
-    """Inverse of :func:`encode_cursor`; a bad cursor is a 422 on ``cursor``."""
+    """Inverse of :func:`encode_cursor` for a position in time (ISO-8601, as every listing
+    pages by a time); anything else, however it was made, is a 422 on ``cursor``."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         position, last_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        return str(position), str(last_id)
+        if not isinstance(position, str) or not isinstance(last_id, str):
+            raise TypeError("a cursor holds two strings")
+        if not _CURSOR_TIME.match(position):
+            raise ValueError("a cursor's position is an ISO-8601 date and time")
+        datetime.fromisoformat(position)
+        return position, last_id
     except (ValueError, TypeError) as exc:
         raise InvalidInput("cursor is not one this API issued", field="cursor") from exc

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from neo4j import AsyncManagedTransaction
 
-from graph.core.db import run_rows
+from graph.core.gate import Gated
 from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
-from graph.knowledge.search import TenantSizes
 
 
 class Candidate(Protocol):
@@ -49,29 +47,33 @@ class Twin:
 
 
 async def find_twins(
-    tx: AsyncManagedTransaction,
-    user: str,
+    gated: Gated,
     candidates: Sequence[Candidate],
     *,
     threshold: float,
     plan: VectorPlanConfig,
-    sizes: TenantSizes,
 ) -> dict[int, Twin]:
     """For each candidate (by index), an active note, stored or earlier in this batch, with
-    cosine >= ``threshold``."""
+    cosine >= ``threshold``.
+
+    Runs under the user's write gate, so no twin can be committed between this look and the
+    create, and the plan is chosen from the user's exact note count, never a cached one.
+    """
     if not candidates:
         return {}
     twins: dict[int, Twin] = {}
-    mine, total = await sizes.get(tx, user)
-    if mine > 0:
+    if gated.notes > 0:
         rows = [{"index": c.index, "embedding": c.embedding} for c in candidates]
-        params = {"userId": user, "rows": rows, "minScore": score_from_cosine(threshold) - 1e-9}
-        # The nearest twin is wanted; asking as for ten keeps the index plan well oversampled.
-        sample = plan.index_candidates(10, mine, total)
+        params = {"rows": rows, "minScore": score_from_cosine(threshold) - 1e-9}
+        sample = None
+        if gated.notes > plan.exact_max_notes:
+            [counts] = await gated.run("queries/knowledge/note_counts")
+            # The nearest twin is wanted; asking as for ten keeps the index plan well oversampled.
+            sample = plan.index_candidates(10, gated.notes, int(counts["total"]))
         if sample is not None:
-            found = await run_rows(tx, "queries/knowledge/twins_index", candidates=sample, **params)
+            found = await gated.run("queries/knowledge/twins_index", candidates=sample, **params)
         else:
-            found = await run_rows(tx, "queries/knowledge/twins_exact", **params)
+            found = await gated.run("queries/knowledge/twins_exact", **params)
         for row in found:
             if row["matchId"] is not None:
                 twins[row["index"]] = Twin(row["matchId"], cosine_from_score(row["score"]))

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
-from graph.core.db import Database, Row, run_rows
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.db import Database, Row
+from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.knowledge.models import ALL_REL_TYPES, MAX_BATCH, EdgeType, NewEdge
 from graph.knowledge.views import edge_view
@@ -25,6 +24,7 @@ class EdgeService:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._gate = WriteGate(db)
 
     async def connect(
         self, principal: Principal, edges: Sequence[NewEdge], *, batch: bool
@@ -52,25 +52,38 @@ class EdgeService:
             for i, e in enumerate(edges)
         ]
         wanted = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
-        user = principal.user_id
+        superseding = sorted({e.source_id for e in edges if e.type == EdgeType.SUPERSEDES})
 
-        async def work(tx: AsyncManagedTransaction) -> list[Row]:
-            [found] = await run_rows(tx, "queries/knowledge/notes_existing_ids", userId=user, ids=wanted)
+        async def work(gated: Gated) -> list[Row]:
+            [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=wanted)
             present = set(found["ids"])
             for i, e in enumerate(edges):
                 for name, node_id in (("sourceId", e.source_id), ("targetId", e.target_id)):
                     if node_id not in present:
                         raise NotFound(f"no note {node_id!r}", field=field(i, name))
-            return await run_rows(
-                tx,
+            created = await gated.run(
                 "queries/knowledge/edges_create",
                 rows=rows,
-                userId=user,
                 role=principal.role.value,
                 agentId=principal.agent_id,
             )
+            if superseding:
+                [loops] = await gated.run("queries/knowledge/supersede_loops", ids=superseding)
+                if loops["looping"]:
+                    first = next(
+                        i
+                        for i, e in enumerate(edges)
+                        if e.type == EdgeType.SUPERSEDES and e.source_id in loops["looping"]
+                    )
+                    raise Conflict(
+                        f"{edges[first].source_id!r} supersedes {edges[first].target_id!r} would close "
+                        "a loop of supersedes edges (each note would hide the other); delete the edge "
+                        "the other way first",
+                        field=field(first, "targetId"),
+                    )
+            return created
 
-        created = await self._db.write_tx(work)
+        created = await self._gate.write(principal.user_id, work)
         ordered = sorted(created, key=lambda r: r["index"])
         return [(edge_view(r["edge"]), bool(r["created"])) for r in ordered]
 
@@ -90,9 +103,9 @@ class EdgeService:
         self, principal: Principal, node_id: str, edge_type: EdgeType, target_id: str
     ) -> None:
         """Remove one edge (404 if there is none)."""
-        rows = await self._db.write(
+        rows = await self._gate.run(
+            principal.user_id,
             "queries/knowledge/edge_delete",
-            userId=principal.user_id,
             sourceId=node_id,
             targetId=target_id,
             relType=edge_type.rel_type,

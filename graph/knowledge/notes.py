@@ -7,6 +7,7 @@ write is one transaction (a batch of 1,000 notes commits whole or not at all).
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -17,11 +18,12 @@ from neo4j import AsyncManagedTransaction
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.dedupe import find_twins
-from graph.knowledge.models import MAX_BATCH, CreateResult, NewNote, NotePatch
+from graph.knowledge.models import MAX_BATCH, CreateResult, KnowledgeStatus, NewNote, NotePatch
 from graph.knowledge.search import TenantSizes, tenant_key
 from graph.knowledge.views import created_note_view, note_view
 
@@ -49,6 +51,7 @@ class NoteService:
         sizes: TenantSizes | None = None,
     ) -> None:
         self._db = db
+        self._gate = WriteGate(db)
         self._embedder = embedder
         self._dedupe_threshold = dedupe_threshold
         self._plan = plan or VectorPlanConfig()
@@ -79,12 +82,15 @@ class NoteService:
         notes: Sequence[NewNote],
         *,
         batch: bool,
-        then: Callable[[AsyncManagedTransaction, list[CreateResult]], Awaitable[None]] | None = None,
+        then: Callable[[Gated, list[CreateResult]], Awaitable[None]] | None = None,
+        keep_existing: bool = False,
     ) -> list[CreateResult]:
-        """Create notes in one transaction; ids already present are returned unchanged.
+        """Create notes in one gated transaction; ids already present are returned unchanged.
 
-        ``then`` runs inside the same transaction with the results (e.g. to record provenance),
-        so the notes and whatever it writes commit together.
+        An id already present with other title, content or type is a :class:`Conflict`, unless
+        ``keep_existing`` (pipelines that derive notes: what is stored, perhaps a person's
+        edit, wins). ``then`` runs inside the same transaction with the results (e.g. to
+        record provenance), so the notes and whatever it writes commit together.
         """
         if len(notes) > MAX_BATCH:
             raise InvalidInput(f"at most {MAX_BATCH} notes per batch, got {len(notes)}", field="items")
@@ -101,67 +107,64 @@ class NoteService:
             if node_id in seen:
                 raise InvalidInput(f"id {node_id!r} appears twice in the batch", field=f"{field_prefix(i)}id")
             seen[node_id] = i
-        vectors = await self._embeddings(notes, field_prefix)
+        vectors = await self._embeddings(notes, field_prefix)  # slow: before the gate, not under it
         pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
 
-        async def work(tx: AsyncManagedTransaction) -> list[CreateResult]:
-            results = await self._create_tx(tx, principal, pending, field_prefix)
+        async def work(gated: Gated) -> list[CreateResult]:
+            results = await self._create_tx(gated, principal, pending, field_prefix, keep_existing)
             if then is not None:
-                await then(tx, results)
+                await then(gated, results)
             return results
 
-        results = await self._db.write_tx(work)
+        results = await self._gate.write(principal.user_id, work)
         self._sizes.forget(principal.user_id)
         return results
 
     async def _create_tx(
         self,
-        tx: AsyncManagedTransaction,
+        gated: Gated,
         principal: Principal,
         pending: list[PendingNote],
         field_prefix: Callable[[int], str],
+        keep_existing: bool,
     ) -> list[CreateResult]:
-        user = principal.user_id
+        """Under the user's lock: what is already there is decided here, by what is committed."""
         supplied = [p.node_id for p in pending if p.note.id]
         existing = {
             row["node"]["id"]: row["node"]
-            for row in await run_rows(
-                tx, "queries/knowledge/notes_by_ids", userId=user, ids=supplied, withEmbedding=False
-            )
+            for row in await gated.run("queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False)
         }
-        merged_before = {
-            row["requestedId"]: row["targetId"]
-            for row in await run_rows(tx, "queries/knowledge/merged_lookup", userId=user, ids=supplied)
-        }
+        merged_rows = await gated.run("queries/knowledge/merged_lookup", ids=supplied)
+        merged_before = {row["requestedId"]: row for row in merged_rows}
         outcome: dict[int, tuple[str, bool, str | None]] = {}  # index -> (node id, created, merged into)
         fresh: list[PendingNote] = []
         for p in pending:
-            if p.node_id in existing:
-                node = existing[p.node_id]
-                if (node["title"], node["content"], node["type"]) != (
-                    p.note.title,
-                    p.note.content,
-                    p.note.type.value,
-                ):
-                    raise Conflict(
-                        f"note {p.node_id!r} already exists with other title, content or type; "
-                        "PATCH it to change it",
-                        field=f"{field_prefix(p.index)}id",
-                    )
-                outcome[p.index] = (p.node_id, False, None)
-            elif p.node_id in merged_before:
-                target = merged_before[p.node_id]
-                outcome[p.index] = (target, False, target)
-            else:
+            known = existing.get(p.node_id) or merged_before.get(p.node_id)
+            if known is None:
                 fresh.append(p)
+                continue
+            if not keep_existing and (known["title"], known["content"], known["type"]) != (
+                p.note.title,
+                p.note.content,
+                p.note.type.value,
+            ):
+                merged = p.node_id not in existing
+                raise Conflict(
+                    f"note {p.node_id!r} already exists with other title, content or type"
+                    + (f" (it was folded into its twin {known['targetId']!r})" if merged else "")
+                    + "; PATCH it to change it, or create the new note under another id",
+                    field=f"{field_prefix(p.index)}id",
+                )
+            if p.node_id in existing:
+                outcome[p.index] = (p.node_id, False, None)
+            else:
+                outcome[p.index] = (known["targetId"], False, known["targetId"])
 
         merges = await find_twins(
-            tx,
-            user,
+            gated,
             [p for p in fresh if p.note.dedupe],
             threshold=self._dedupe_threshold,
             plan=self._plan,
-            sizes=self._sizes,
         )
         rows, merge_rows = [], []
         for p in fresh:
@@ -184,28 +187,25 @@ class NoteService:
                 }
             )
             outcome[p.index] = (twin.node_id, False, twin.node_id)
-        common = {"userId": user, "role": principal.role.value, "agentId": principal.agent_id}
+        actor = {"role": principal.role.value, "agentId": principal.agent_id}
         nodes: dict[str, dict[str, Any]] = {}
         if rows:
-            created = await run_rows(
-                tx,
+            created = await gated.run(
                 "queries/knowledge/notes_create",
                 rows=rows,
-                tenantKey=tenant_key(user),
+                tenantKey=tenant_key(gated.user_id),
                 embeddingModel=self._embedder.model_id,
-                **common,
+                **actor,
             )
             # The new notes are known here; only their time comes from the database.
             stamps = {r["id"]: iso_millis(r["createdAt"]) for r in created}
             for row in rows:
                 nodes[row["id"]] = created_note_view(row, stamps[row["id"]])
         if merge_rows:
-            await run_rows(tx, "queries/knowledge/notes_merge_into", merges=merge_rows, **common)
+            await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
         if others:
-            for row in await run_rows(
-                tx, "queries/knowledge/notes_by_ids", userId=user, ids=others, withEmbedding=False
-            ):
+            for row in await gated.run("queries/knowledge/notes_by_ids", ids=others, withEmbedding=False):
                 nodes[row["node"]["id"]] = note_view(row["node"])
         return [
             CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
@@ -286,8 +286,18 @@ class NoteService:
 
     # --- update and delete ------------------------------------------------------------------
     async def update(self, principal: Principal, node_id: str, patch: NotePatch) -> dict[str, Any]:
-        """Change some fields; re-embeds only when title or content changed."""
-        current = await self.get(principal, node_id)
+        """Change some fields; re-embeds only when title or content changed.
+
+        The vector is computed before the gate (it is slow) from the text as read then; under
+        the gate the note is read again, and if its text changed meanwhile the vector is
+        computed anew, so a stored vector is always its own text's.
+        """
+        if patch.status == KnowledgeStatus.SUPERSEDED:
+            raise InvalidInput(
+                "a note becomes superseded through a supersedes edge: "
+                "POST /v1/knowledge/{id}/connections from the note that replaces it",
+                field="status",
+            )
         props: dict[str, Any] = {}
         for name in ("title", "content", "confidence"):
             value = getattr(patch, name)
@@ -299,28 +309,78 @@ class NoteService:
                 props[name] = value.value
         if patch.tags is not None:
             props["tags"] = list(patch.tags)
-        embedding = None
-        title = patch.title if patch.title is not None else current["title"]
-        content = patch.content if patch.content is not None else current["content"]
-        if (title, content) != (current["title"], current["content"]):
-            [embedding] = await self._embedder.embed([f"{title}\n{content}"])
-        rows = await self._db.write(
+        read = await self.get(principal, node_id)
+        for _ in range(_PATCH_ATTEMPTS):
+            text = _patched_text(read, patch)
+            embedding = None
+            if text != (read["title"], read["content"]):
+                [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
+            work = functools.partial(self._update_tx, node_id, patch, props, text, embedding)
+            result = await self._gate.write(principal.user_id, work)
+            if "node" in result:
+                node: dict[str, Any] = result["node"]
+                return node
+            read = note_view(result["stale"])
+        raise Conflict(
+            f"note {node_id!r} kept changing while this update was prepared; try again", field="id"
+        )
+
+    async def _update_tx(
+        self,
+        node_id: str,
+        patch: NotePatch,
+        props: dict[str, Any],
+        text: tuple[str, str],
+        embedding: list[float] | None,
+        gated: Gated,
+    ) -> dict[str, Any]:
+        """Under the gate: ``{"node": ...}`` once written, or ``{"stale": ...}`` when the note's
+        text changed since it was read so that ``embedding`` (of ``text``, or ``None`` for an
+        unchanged text) is no longer the vector of the text this update leaves (the caller
+        embeds again). An update of both title and content is never stale."""
+        rows = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
+        if not rows:
+            raise NotFound(f"no note {node_id!r}", field="id")
+        now = rows[0]["node"]
+        leaves = _patched_text(now, patch)
+        unchanged = leaves == (now["title"], now["content"])
+        if leaves != text or (embedding is None and not unchanged):
+            return {"stale": now}
+        if patch.status == KnowledgeStatus.ACTIVE and now["status"] == KnowledgeStatus.SUPERSEDED.value:
+            [by] = await gated.run("queries/knowledge/superseded_by", id=node_id)
+            if by["ids"]:
+                raise Conflict(
+                    f"note {node_id!r} is superseded by {', '.join(map(repr, by['ids']))}; "
+                    "delete that supersedes edge to make it active again",
+                    field="status",
+                )
+        await gated.run(
             "queries/knowledge/note_update",
-            userId=principal.user_id,
             id=node_id,
             props=props,
             label=patch.type.label if patch.type is not None else None,
             embedding=embedding,
             embeddingModel=self._embedder.model_id,
         )
-        if not rows:
-            raise NotFound(f"no note {node_id!r}", field="id")
-        return await self.get(principal, node_id)
+        [row] = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
+        return {"node": note_view(row["node"])}
 
     async def delete(self, principal: Principal, node_id: str) -> list[str]:
         """Delete a note, its edges and merge records; returns notes restored from superseded."""
-        rows = await self._db.write("queries/knowledge/note_delete", userId=principal.user_id, id=node_id)
+        rows = await self._gate.run(principal.user_id, "queries/knowledge/note_delete", id=node_id)
         if not rows:
             raise NotFound(f"no note {node_id!r}", field="id")
         self._sizes.forget(principal.user_id)
         return list(rows[0]["restored"])
+
+
+#: How often an update re-embeds because its note's text changed while it was embedding.
+_PATCH_ATTEMPTS = 5
+
+
+def _patched_text(note: dict[str, Any], patch: NotePatch) -> tuple[str, str]:
+    """Title and content of ``note`` once ``patch`` is applied."""
+    return (
+        patch.title if patch.title is not None else note["title"],
+        patch.content if patch.content is not None else note["content"],
+    )

@@ -10,8 +10,10 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, LiteralString
 
 import httpx
+import neo4j
 import pytest
 import pytest_asyncio
 
@@ -75,14 +77,44 @@ def api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         process.stop()
 
 
+@pytest.fixture(scope="session")
+def peer_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
+    """A second API process on the same Neo4j, configured as a busy deployment would be:
+    keys trusted for 5 s and note counts cached for 30 s (per-process caches), and the
+    vector index plan for every user however few notes they have (so the index paths of
+    search, dedupe and insight recall run in tests, not only the exact ones)."""
+    log = tmp_path_factory.mktemp("peer-api") / "api.log"
+    env = {
+        "CTXNET_API_KEY_CACHE_SECONDS": "5",
+        "CTXNET_TENANT_SIZE_CACHE_SECONDS": "30",
+        "CTXNET_SEARCH_EXACT_MAX_NOTES": "0",
+    }
+    process = ApiProcess(log, env).start()
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        process.stop()
+
+
 @dataclass
 class Caller:
-    """A user with an API key, and an HTTP client that sends it."""
+    """A user with an API key, and an HTTP client that sends it (to ``api``, or to ``peer_api``
+    through :meth:`peer`)."""
 
     user_id: str
     key: str
     key_id: str
     http: httpx.AsyncClient
+    _clients: list[httpx.AsyncClient]
+
+    def client(self, base_url: str) -> httpx.AsyncClient:
+        """Another HTTP client with this caller's key, e.g. for the peer API process."""
+        client = httpx.AsyncClient(
+            base_url=base_url, headers={"Authorization": f"Bearer {self.key}"}, timeout=60
+        )
+        self._clients.append(client)
+        return client
 
 
 MakeCaller = Callable[..., Awaitable[Caller]]
@@ -101,14 +133,24 @@ async def make_caller(db: Database, api: ApiProcess) -> AsyncIterator[MakeCaller
         client = httpx.AsyncClient(
             base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30
         )
-        caller = Caller(user, secret, info.id, client)
+        caller = Caller(user, secret, info.id, client, [client])
         made.append(caller)
         return caller
 
     yield make
     for caller in made:
-        await caller.http.aclose()
+        for client in caller._clients:
+            await client.aclose()
         await forget_user(db, caller.user_id)
+
+
+async def inspect(db: Database, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
+    """Rows of a read-only Cypher statement written in a test, to look at what the service
+    stored (the product's own statements all live in cypher/)."""
+    records, _, _ = await db.driver.execute_query(
+        cypher, params, database_=db.database, routing_=neo4j.RoutingControl.READ
+    )
+    return [record.data() for record in records]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,6 +47,8 @@ class OpenAIStub:
         self.dimension = dimension
         #: When > 0, unscripted chat answers report that many insights from the prompt's messages.
         self.echo_insights = echo_insights
+        #: Seconds an unscripted chat answer takes (a slow or hung LLM).
+        self.chat_delay_seconds = 0.0
         self.script: deque[tuple[int, Any]] = deque()
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -62,6 +65,8 @@ class OpenAIStub:
                     stub.requests.append({"path": self.path, "body": body})
                     scripted = stub.script.popleft() if stub.script else None
                 if scripted is None:
+                    if self.path.endswith("/chat/completions") and stub.chat_delay_seconds:
+                        time.sleep(stub.chat_delay_seconds)
                     status, answer = 200, stub._default_answer(self.path, body)
                 else:
                     status, answer = scripted

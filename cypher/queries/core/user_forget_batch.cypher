@@ -1,5 +1,22 @@
-// Delete up to $limit nodes of one user with their relationships; repeat until 0.
-MATCH (n {userId: $userId})
+// Delete up to $limit nodes of one user with their relationships, label by label through
+// an index that starts with userId (never a scan of every node; `IS NOT NULL` lets the
+// composite keys serve); repeat until it deletes none.
+// The Tenant node stays, as the tombstone the write gate checks (user_forget_done).
+CALL () {
+  MATCH (n:Knowledge) WHERE n.userId = $userId RETURN n
+  UNION ALL
+  MATCH (n:MergedNote) WHERE n.userId = $userId RETURN n
+  UNION ALL
+  MATCH (n:Message) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Insight) WHERE n.userId = $userId AND n.key IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Thread) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Job) WHERE n.userId = $userId RETURN n
+  UNION ALL
+  MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n
+}
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -1,6 +1,12 @@
-// How many notes the vector index holds, and how many of them are this user's:
-// the ratio decides between an exact scan and an oversampled index query.
+// How many notes the vector index holds (from Neo4j's count store: no scan), and how many
+// of them are this user's (kept exactly on their Tenant node by the write gate; counted
+// here only for a user who has not written through it yet): the ratio decides between an
+// exact scan and an oversampled index query.
 MATCH (n:Knowledge)
 WITH count(n) AS total
-OPTIONAL MATCH (mine:Knowledge) WHERE mine.userId = $userId
-RETURN total, count(mine) AS mine
+OPTIONAL MATCH (t:Tenant {userId: $userId})
+RETURN total,
+       CASE
+         WHEN t.notes IS NULL THEN COUNT { MATCH (m:Knowledge) WHERE m.userId = $userId }
+         ELSE t.notes
+       END AS mine

@@ -1,4 +1,5 @@
-// Delete a note with its edges and merge records; notes it alone superseded become active again.
+// Delete a note with its edges and merge records, keeping the user's note count; notes it
+// alone superseded become active again.
 MATCH (n:Knowledge {userId: $userId, id: $id})
 OPTIONAL MATCH (n)-[:SUPERSEDES]->(old:Knowledge)
 WITH n, collect(DISTINCT old) AS olds
@@ -7,6 +8,9 @@ CALL (n) {
   DETACH DELETE m
 }
 DETACH DELETE n
+WITH olds
+MATCH (t:Tenant {userId: $userId})
+SET t.notes = t.notes - 1
 WITH olds
 CALL (olds) {
   UNWIND olds AS old

@@ -1,13 +1,18 @@
-// Create notes (idempotent by (userId, id)); the type sublabel comes from an allow-list.
+// Create notes the write gate found absent (CREATE: the uniqueness constraint on
+// (userId, id) refuses a duplicate outright), keeping the user's note count; the type
+// sublabel comes from an allow-list.
 UNWIND $rows AS row
-MERGE (n:Knowledge {userId: $userId, id: row.id})
-  ON CREATE SET
-    n.title = row.title, n.content = row.content, n.type = row.type, n.source = row.source,
-    n.confidence = row.confidence, n.tags = row.tags, n.status = 'active',
-    n.createdAt = datetime(), n.updatedAt = datetime(),
-    n.tenantKey = $tenantKey, n.embeddingModel = $embeddingModel,
-    n.createdByRole = $role, n.createdByAgent = $agentId, n.mergeCount = 0,
-    n:$(row.label)
+CREATE (n:Knowledge:$(row.label) {
+  userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
+  source: row.source, confidence: row.confidence, tags: row.tags, status: 'active',
+  createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
+  embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0
+})
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
-RETURN n.id AS id, n.createdAt.epochMillis AS createdAt
+WITH collect({id: n.id, createdAt: n.createdAt.epochMillis}) AS created
+MATCH (t:Tenant {userId: $userId})
+SET t.notes = t.notes + size(created)
+WITH created
+UNWIND created AS c
+RETURN c.id AS id, c.createdAt AS createdAt

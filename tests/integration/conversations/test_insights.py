@@ -87,7 +87,7 @@ async def test_feedback_loop_updates_or_creates_knowledge_with_provenance(make_c
     job = await run_job(alice.http, "/v1/threads/t/feedback-loop")
     assert job["status"] == "done", job
     # preference .75, fact .72, decision .75 pass > 0.7; the question (.65) does not.
-    assert job["counts"] == {"extracted": 4, "valid": 3, "created": 2, "updated": 1}
+    assert job["counts"] == {"extracted": 4, "valid": 3, "created": 2, "updated": 1, "unchanged": 0}
 
     note = (await alice.http.get("/v1/knowledge/billing-db")).json()
     assert note["confidence"] == 0.75  # raised by the insight
@@ -98,10 +98,12 @@ async def test_feedback_loop_updates_or_creates_knowledge_with_provenance(make_c
     created = (await alice.http.get(f"/v1/knowledge/{fed['preference'][0]}")).json()
     assert created["source"] == "conversation" and "dark mode" in created["content"]
 
+    before = {n["id"]: n for n in (await alice.http.get("/v1/knowledge")).json()["items"]}
     rerun = await run_job(alice.http, "/v1/threads/t/feedback-loop")
-    assert rerun["counts"]["created"] == 0
+    # Nothing new was said: nothing is created, updated, or touched.
+    assert rerun["counts"] == {"extracted": 4, "valid": 3, "created": 0, "updated": 0, "unchanged": 3}
     listed = (await alice.http.get("/v1/knowledge")).json()["items"]
-    assert len(listed) == 3
+    assert {n["id"]: n for n in listed} == before
 
 
 async def test_recall_across_sessions(make_caller: MakeCaller) -> None:
@@ -201,7 +203,7 @@ async def test_llm_pipeline_scripted_answers(stub: OpenAIStub, llm_api: ApiProce
     async with httpx.AsyncClient(
         base_url=llm_api.base_url, headers={"Authorization": f"Bearer {key}"}
     ) as http:
-        caller = Caller(user, key, "", http)
+        caller = Caller(user, key, "", http, [])
         try:
             await open_thread(caller, "t", "Billing platform", CONVERSATION)
             good = answer(

@@ -83,7 +83,9 @@ async def test_the_feedback_loop_runs_from_the_command_line(db: Database, api: A
             await http.post("/v1/threads/t/messages", json={"messages": [message]})
         done = ctxnet("threads", "feedback-loop", "--user", user, "--thread", "t")
         assert done.returncode == 0, done.stderr
-        assert done.stdout.strip().splitlines()[-1] == "extracted=1  valid=1  created=1  updated=0"
+        assert (
+            done.stdout.strip().splitlines()[-1] == "extracted=1  valid=1  created=1  updated=0  unchanged=0"
+        )
         again = ctxnet("threads", "consolidate", "--user", user, "--thread", "t")
         assert again.returncode == 0, again.stderr
         assert again.stdout.strip().splitlines()[-1] == "consolidated=0  created=0  updated=0"  # 0.75 < 0.8

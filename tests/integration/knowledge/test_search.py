@@ -231,7 +231,10 @@ async def test_injection_attempts_are_stored_as_text(make_caller: MakeCaller, db
                 "/v1/search", json={"query": text, "mode": mode, "filters": {"tags": [text[:60]]}}
             )
             assert found.status_code == 200, found.text
-            assert all(h["node"]["id"].startswith("inj-") for h in found.json()["hits"])
+            # Exactly the note that holds this text: the text was searched for, not obeyed.
+            hits = found.json()["hits"]
+            assert [h["node"]["id"] for h in hits] == [f"inj-{i}"], (mode, text, hits)
+            assert hits[0]["node"]["content"] == text.strip()
         bad_id = await alice.http.post(
             "/v1/knowledge", json={"id": text, "title": "t", "content": "c", "type": "fact"}
         )

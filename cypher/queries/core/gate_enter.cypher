@@ -1,0 +1,14 @@
+// The per-user write gate, the first statement of every write transaction. Writing the
+// user's Tenant node locks it until the transaction ends: one user's writes run one at a
+// time (each sees everything committed before it), other users' run in parallel. MERGE on
+// the unique userId is safe when two first writes race. `seq` numbers the user's writes
+// without gaps (a rolled-back write takes no number); `notes` is the user's exact note
+// count, counted once for a user who has none recorded, then kept by the note queries;
+// `forgottenAt` is set once the user was forgotten (the gate then refuses the write).
+MERGE (t:Tenant {userId: $userId})
+SET t.seq = coalesce(t.seq, 0) + 1,
+    t.notes = CASE
+      WHEN t.notes IS NULL THEN COUNT { MATCH (n:Knowledge) WHERE n.userId = $userId }
+      ELSE t.notes
+    END
+RETURN t.seq AS seq, t.notes AS notes, t.forgottenAt IS NOT NULL AS forgotten

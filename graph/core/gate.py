@@ -1,0 +1,81 @@
+"""The per-user write gate: the one way domain code writes.
+
+Every write to a user's memory (notes, edges, threads, messages, insights, jobs, forgetting)
+runs as a function of :class:`Gated` through :meth:`WriteGate.write`. Its transaction
+begins with ``queries/core/gate_enter``, which locks the user's ``Tenant`` node, so:
+
+* one user's writes run one after another, each seeing everything committed before it:
+  a read-compare-write inside the function (is this id taken? is there a twin? what is
+  the thread's last message?) cannot interleave with another caller's;
+* other users' writes do not wait;
+* each write gets the next number of the user's sequence (``seq``, no gaps) and the
+  user's exact note count (``notes``), read under the lock.
+
+The function is a managed transaction function: the driver may run it again after a
+transient fault, so it must be idempotent, and anything slow (embedding, LLM calls) is
+done before entering. The journal of later issues appends its ``Mutation`` here, in the
+same transaction. ``tests/unit/core/test_write_gate.py`` fails on domain code that writes
+another way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from neo4j import AsyncManagedTransaction
+
+from graph.core.db import Database, Row, run_rows
+from graph.core.errors import Unauthenticated
+
+T = TypeVar("T")
+
+
+@dataclass
+class Gated:
+    """An open write transaction of one user, holding that user's lock."""
+
+    tx: AsyncManagedTransaction
+    user_id: str
+    #: This write's number in the user's sequence (1, 2, 3, ... without gaps).
+    seq: int
+    #: How many notes the user has, exactly, as this write begins.
+    notes: int
+
+    async def run(self, name: str, /, **params: Any) -> list[Row]:
+        """Rows of ``cypher/<name>.cypher`` in this transaction; ``$userId`` is the gate's user."""
+        return await run_rows(self.tx, name, userId=self.user_id, **params)
+
+
+class WriteGate:
+    """Runs write transactions of one user at a time, per user."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def write(
+        self, user_id: str, work: Callable[[Gated], Awaitable[T]], *, forgetting: bool = False
+    ) -> T:
+        """Run ``work`` in one write transaction that first takes ``user_id``'s lock.
+
+        A user who was forgotten gets no writes (:class:`Unauthenticated`: their keys are
+        gone, though another replica may trust one for a few more seconds), except those of
+        forgetting itself.
+        """
+
+        async def transaction(tx: AsyncManagedTransaction) -> T:
+            [row] = await run_rows(tx, "queries/core/gate_enter", userId=user_id)
+            if row["forgotten"] and not forgetting:
+                raise Unauthenticated("this user was forgotten; their API keys no longer work")
+            return await work(Gated(tx, user_id, int(row["seq"]), int(row["notes"])))
+
+        return await self._db.write_tx(transaction)
+
+    async def run(self, user_id: str, name: str, /, **params: Any) -> list[Row]:
+        """One gated statement in its own transaction."""
+
+        async def work(gated: Gated) -> list[Row]:
+            return await gated.run(name, **params)
+
+        return await self.write(user_id, work)
