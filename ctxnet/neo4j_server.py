@@ -14,6 +14,7 @@ says why and where the log is.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import secrets
@@ -31,6 +32,8 @@ from graph.core.settings import Settings
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+#: What Neo4j and its admin tool create is readable by this user only.
+PRIVATE_UMASK = 0o077
 
 #: What Neo4j's own launcher adds from ``server.jvm.additional`` in the stock neo4j.conf;
 #: without the --add-opens flags the page cache and Netty cannot reach JDK internals.
@@ -251,19 +254,48 @@ class LocalNeo4j:
         return env
 
     def ensure_password(self, java: str) -> None:
-        """Before the very first start, set the initial password and keep it in ``password``."""
+        """Before the very first start, set the initial password and keep it in ``password``.
+
+        The password reaches Neo4j's admin tool in a file only this user can read (its
+        ``@file`` argument), never on a command line that every process could see.
+        """
         if (self.data / "dbms" / "auth.ini").exists():
             return
         password = self.settings.resolved_neo4j_password() or secrets.token_urlsafe(24)
-        done = subprocess.run(  # noqa: S603 - fixed argv, password passed as one argument
-            [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
-            capture_output=True, text=True, env=self._java_env(), check=False,
-        )  # fmt: skip
+        argument_file = self.run / "initial-password.args"
+        fd = os.open(argument_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            quoted = password.replace("\\", "\\\\").replace('"', '\\"')
+            handle.write(f'"{quoted}"\n')
+        try:
+            done = subprocess.run(  # noqa: S603 - fixed argv; the password is in the file
+                [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, "dbms", "set-initial-password",
+                 f"@{argument_file}"],
+                capture_output=True, text=True, env=self._java_env(), check=False, umask=PRIVATE_UMASK,
+            )  # fmt: skip
+        finally:
+            argument_file.unlink(missing_ok=True)
         if done.returncode != 0:
             last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise Neo4jRuntimeError(f"setting the initial Neo4j password failed: {last[0]}")
         if self.settings.neo4j_password is None:
             self.local_password_file_write(password)
+
+    def make_private(self) -> None:
+        """Everything the server writes (store, logs, config, the password) readable by this
+        user only: folders 700, files 600 (the fetched jars stay as they are)."""
+        self.home.chmod(0o700)
+        for top in (self.conf, self.data, self.logs, self.run, self.home / "plugins", self.home / "import"):
+            if not top.exists():
+                continue
+            top.chmod(0o700)
+            for folder, folders, files in os.walk(top):
+                for name in folders:
+                    os.chmod(os.path.join(folder, name), 0o700)
+                for name in files:
+                    path = os.path.join(folder, name)
+                    if not os.path.islink(path):
+                        os.chmod(path, 0o600)
 
     def local_password_file_write(self, password: str) -> None:
         """Keep the generated password readable by this user only."""
@@ -284,7 +316,9 @@ class LocalNeo4j:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             return None
-        return pid if ENTRY_POINT.encode() in cmdline else None
+        # This data directory's server: another checkout's Neo4j (or a recycled pid) is not ours.
+        ours = ENTRY_POINT.encode() in cmdline and f"--home-dir={self.home}".encode() in cmdline.split(b"\0")
+        return pid if ours else None
 
     def status(self) -> Neo4jStatus:
         """Is it running, and does Bolt answer?"""
@@ -299,10 +333,26 @@ class LocalNeo4j:
         )
 
     def start(self, *, wait: bool = True) -> bool:
-        """Start the server; returns False if it was already running."""
+        """Start the server; returns False if it was already running.
+
+        Two starts at once (two terminals, a test run beside ``make run``) take turns on a
+        lock file: the second finds the first's server and waits for it instead of starting
+        another on the same store.
+        """
+        self.run.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.run / "start.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "r+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                started = self._start_locked()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        if wait:
+            self.wait_for_bolt(process=self._process if started else None)
+        return started
+
+    def _start_locked(self) -> bool:
         if self.pid() is not None:
-            if wait:
-                self.wait_for_bolt()
             return False
         java = self.java_command()
         self.fetch()
@@ -313,6 +363,7 @@ class LocalNeo4j:
                     f"CTXNET_NEO4J_{name.upper()}_PORT"
                 )
         self.write_config()
+        self.make_private()
         self.ensure_password(java)
         command = [
             java,
@@ -324,7 +375,8 @@ class LocalNeo4j:
             f"--home-dir={self.home}",
             f"--config-dir={self.conf}",
         ]  # fmt: skip
-        with self.console_log.open("ab") as console:
+        fd = os.open(self.console_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as console:
             process = subprocess.Popen(  # noqa: S603 - fixed argv
                 command,
                 stdin=subprocess.DEVNULL,
@@ -333,11 +385,12 @@ class LocalNeo4j:
                 env=self._java_env(),
                 cwd=self.home,
                 start_new_session=True,  # Ctrl-C in the terminal must not kill it mid-write
+                umask=PRIVATE_UMASK,  # store files and logs readable by this user only
             )
         self._process = process
-        self.pid_file.write_text(f"{process.pid}\n", encoding="utf-8")
-        if wait:
-            self.wait_for_bolt(process=process)
+        fd = os.open(self.pid_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{process.pid}\n")
         return True
 
     def wait_for_bolt(

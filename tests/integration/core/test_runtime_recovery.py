@@ -11,6 +11,7 @@ import os
 import stat
 import time
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -73,6 +74,44 @@ def test_first_start_generates_a_private_password(
     assert password_file.is_file()
     assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
     assert len(password_file.read_text().strip()) >= 24
+
+
+def test_everything_the_server_writes_is_private(private_neo4j: LocalNeo4j) -> None:
+    home = private_neo4j.home
+    exposed = []
+    for folder, folders, files in os.walk(home):
+        if Path(folder) == home:
+            folders[:] = [f for f in folders if Path(home, f) != private_neo4j.lib]
+        for name in [*folders, *files]:
+            path = Path(folder, name)
+            if not path.is_symlink() and stat.S_IMODE(path.stat().st_mode) & 0o077:
+                exposed.append(f"{oct(stat.S_IMODE(path.stat().st_mode))} {path.relative_to(home)}")
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert not exposed, exposed
+    store = list((private_neo4j.data / "databases" / "neo4j").iterdir())
+    assert store, "the store exists and was checked"
+
+
+def test_two_starts_at_once_run_one_server(
+    tmp_path_factory: pytest.TempPathFactory, private_settings: Settings
+) -> None:
+    settings = private_settings.model_copy(
+        update={
+            "data_dir": tmp_path_factory.mktemp("race"),
+            "neo4j_bolt_port": free_port(),
+            "neo4j_http_port": free_port(),
+        }
+    )
+    first, second = LocalNeo4j(settings), LocalNeo4j(settings)
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda local: local.start(), (first, second)))
+    try:
+        assert sorted(results) == [False, True]
+        assert first.pid() == second.pid() is not None
+        assert first.status().bolt_open
+    finally:
+        first.stop()
+    assert second.pid() is None
 
 
 def test_browser_is_served_and_advertises_bolt(private_neo4j: LocalNeo4j, private_settings: Settings) -> None:

@@ -94,3 +94,47 @@ def test_unreachable_maven_central_is_reported_with_the_log(
     assert "Maven could not reach Maven Central" in caught.value.message
     assert str(local.logs / "fetch.log") in caught.value.message
     assert not local.is_fetched()
+
+
+def test_the_initial_password_never_reaches_a_command_line(tmp_path: Path) -> None:
+    # A stand-in for `java` that records its arguments and the file an `@file` argument names,
+    # and leaves what the real admin tool would (data/dbms/auth.ini).
+    record = tmp_path / "record"
+    java = tmp_path / "java"
+    java.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$@" > {record}/argv\n'
+        'for a in "$@"; do case "$a" in @*)\n'
+        f'  cat "${{a#@}}" > {record}/file; stat -c %a "${{a#@}}" > {record}/mode;;\n'
+        "esac; done\n"
+        'mkdir -p "$NEO4J_HOME/data/dbms" && touch "$NEO4J_HOME/data/dbms/auth.ini"\n'
+    )
+    java.chmod(0o755)
+    record.mkdir()
+    local = LocalNeo4j(_settings(tmp_path / "data", neo4j_password='pa ss"wo\\rd'))
+    local.write_config()
+    local.ensure_password(str(java))
+    argv = (record / "argv").read_text()
+    assert "pa ss" not in argv and "set-initial-password" in argv
+    assert (record / "file").read_text() == '"pa ss\\"wo\\\\rd"\n'  # quoted for picocli's @file
+    assert (record / "mode").read_text().strip() == "600"
+    assert not list(local.run.glob("*.args")), "the argument file is removed afterwards"
+
+
+def test_a_pid_file_naming_another_checkouts_server_is_not_ours(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    local = LocalNeo4j(_settings(tmp_path))
+    local.run.mkdir(parents=True)
+    # A live process whose command line has the entry point but another home.
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)", "org.neo4j.server.CommunityEntryPoint",
+         f"--home-dir={tmp_path / 'elsewhere'}"]
+    )  # fmt: skip
+    try:
+        local.pid_file.write_text(f"{other.pid}\n")
+        assert local.pid() is None
+    finally:
+        other.kill()
+        other.wait()
