@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from neo4j.exceptions import ClientError
+
 from graph.core.cypher import cypher_names, cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -90,11 +92,31 @@ class SchemaReport:
         return not self.problems
 
 
+#: What Neo4j answers when another process created the same index or constraint between
+#: this one's ``IF NOT EXISTS`` check and its create: the schema is as wanted.
+_CREATED_CONCURRENTLY = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    }
+)
+
+
 async def apply_schema(db: Database, dimension: int) -> list[str]:
-    """Run every schema file (each is ``IF NOT EXISTS``); returns the files run."""
+    """Run every schema file (each is ``IF NOT EXISTS``); returns the files run.
+
+    Several API replicas may start together on a new database and apply the schema at the
+    same moment; one that finds its index just created by another goes on.
+    """
     applied = []
     for name in cypher_names("schema"):
-        await db.run_autocommit(name, dimension=dimension)
+        try:
+            await db.run_autocommit(name, dimension=dimension)
+        except ClientError as exc:
+            if exc.code not in _CREATED_CONCURRENTLY:
+                raise
+            log.info("schema object created by another process meanwhile", extra={"file": name})
         applied.append(name)
     log.info("schema applied", extra={"files": len(applied)})
     return applied

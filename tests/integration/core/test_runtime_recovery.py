@@ -7,6 +7,7 @@ size with a message that says how to re-embed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import time
@@ -312,3 +313,15 @@ async def test_an_index_with_an_old_definition_is_reported(
     await private_db.run_autocommit("queries/core/schema_drop_index", name="knowledge_fulltext")
     await migrate(private_db, 384)
     assert (await check_schema(private_db, 384)).ok
+
+
+async def test_replicas_starting_together_apply_the_schema_side_by_side(private_db: Database) -> None:
+    from graph.core.schema import apply_schema
+
+    dimension = 384
+    for index in ("knowledge_user", "thread_user_updated", "job_user", "merged_note_user"):
+        await private_db.run_autocommit("queries/core/schema_drop_index", name=index)
+    # Four processes' worth of migrations at once: each finds some indexes created by another.
+    await asyncio.gather(*(apply_schema(private_db, dimension) for _ in range(4)))
+    report = await check_schema(private_db, dimension)
+    assert report.ok, report.problems
