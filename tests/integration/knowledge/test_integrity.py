@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from tests.integration.conftest import Caller, MakeCaller, inspect
 from tests.support.servers import ApiProcess
@@ -214,3 +215,73 @@ async def test_many_writers_keep_the_note_count_exact(
 
     await asyncio.gather(*(writer(n, clients[n % 2]) for n in range(6)))
     assert await note_counts(db, alice.user_id) == (12, 12)
+
+
+async def test_opposite_supersedes_at_once_leave_one(make_caller: MakeCaller, peer_api: ApiProcess) -> None:
+    alice = await make_caller()
+    await seed(alice, "a", "b")
+    peer = alice.client(peer_api.base_url)
+    answers = await asyncio.gather(
+        alice.http.post("/v1/knowledge/a/connections", json={"type": "supersedes", "targetId": "b"}),
+        peer.post("/v1/knowledge/b/connections", json={"type": "supersedes", "targetId": "a"}),
+    )
+    assert sorted(r.status_code for r in answers) == [201, 409], [r.text for r in answers]
+    assert sorted([await status(alice, "a"), await status(alice, "b")]) == ["active", "superseded"]
+
+
+async def test_one_thread_id_created_at_once(make_caller: MakeCaller, peer_api: ApiProcess) -> None:
+    alice = await make_caller()
+    clients = [alice.http, alice.client(peer_api.base_url)]
+    same = {"id": "plan", "topic": "Q3 planning", "contextType": "planning"}
+    other = {"id": "plan", "topic": "Something else", "contextType": "planning"}
+    answers = await asyncio.gather(
+        *(clients[i % 2].post("/v1/threads", json=same if i < 4 else other) for i in range(6))
+    )
+    codes = [r.status_code for r in answers]
+    assert codes.count(201) == 1, [r.text for r in answers]
+    winner = next(r.json() for r in answers if r.status_code == 201)
+    for body, answer in zip([same] * 4 + [other] * 2, answers, strict=True):
+        expected = 409 if body["topic"] != winner["topic"] else (201, 200)
+        assert answer.status_code in (expected if isinstance(expected, tuple) else (expected,)), answer.text
+    assert len((await alice.http.get("/v1/threads")).json()["items"]) == 1
+
+
+async def test_reembedding_never_stores_a_vector_for_changed_text(
+    make_caller: MakeCaller, db: Database
+) -> None:
+    alice = await make_caller()
+    body = {"id": "n", "title": "Old", "content": "Old text.", "type": "fact", "embedding": unit_vector(1)}
+    assert (await alice.http.post("/v1/knowledge", json=body)).status_code == 201
+    [row] = await inspect(
+        db, "MATCH (n:Knowledge {userId: $userId, id: 'n'}) RETURN elementId(n) AS id", userId=alice.user_id
+    )
+    # `ctxnet db reembed` read the note as "Old"; a PATCH changes it before the vector is stored.
+    assert (await alice.http.patch("/v1/knowledge/n", json={"content": "New text."})).status_code == 200
+    patched = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
+    stale = {"elementId": row["id"], "text": "Old\nOld text.", "embedding": unit_vector(2)}
+    await db.write("queries/core/reembed_knowledge_set", rows=[stale], model="another-model")
+    after = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
+    assert after["embedding"] == patched["embedding"]
+    fresh = {**stale, "text": "Old\nNew text."}
+    await db.write("queries/core/reembed_knowledge_set", rows=[fresh], model="another-model")
+    after = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
+    assert np.allclose(after["embedding"], unit_vector(2), atol=1e-6)
+
+
+async def test_forgetting_reads_only_the_users_own_nodes(db: Database) -> None:
+    records, summary, _ = await db.driver.execute_query(
+        "EXPLAIN " + cypher_text("queries/core/user_forget_batch"),
+        {"userId": "u", "limit": 10},
+        database_=db.database,
+    )
+    operators: list[str] = []
+
+    def walk(plan: dict[str, Any]) -> None:
+        operators.append(plan["operatorType"])
+        for child in plan.get("children", ()):
+            walk(child)
+
+    walk(summary.plan)
+    scans = [op for op in operators if "AllNodesScan" in op or "NodeByLabelScan" in op]
+    assert not scans, operators
+    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 7, operators
