@@ -28,10 +28,12 @@ def free_port() -> int:
 class ApiProcess:
     """``uvicorn api.app:create_app`` in a child process, configured by CTXNET_* variables."""
 
-    def __init__(self, log_path: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, log_path: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
         self.port = free_port()
         self.log_path = log_path
         self.env = {**os.environ, **(env or {})}
+        #: Where it runs; its ``api`` and ``graph`` packages come from there (another checkout).
+        self.cwd = cwd
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -46,7 +48,9 @@ class ApiProcess:
             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env)
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=self.env, cwd=self.cwd
+            )
         return self
 
     def wait_ready(self, timeout: float = 90.0) -> None:
