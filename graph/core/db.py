@@ -49,17 +49,27 @@ async def translate_errors() -> AsyncIterator[None]:
     try:
         yield
     except neo4j_errors.AuthError as exc:
-        raise DatabaseUnavailable(f"Neo4j rejected the service's credentials: {exc.message}") from exc
+        log.error("Neo4j rejected the service's credentials: %s", exc.message)
+        raise DatabaseUnavailable("the database refused the service's credentials") from exc
     except neo4j_errors.ConstraintError as exc:
         raise Conflict(exc.message or "the write violates a uniqueness constraint") from exc
     except _UNAVAILABLE as exc:
+        # Where Neo4j runs is the operator's business: in the log, not in a client's answer.
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DatabaseUnavailable(f"Neo4j is unavailable: {first_line}") from exc
+        log.warning("Neo4j is unavailable: %s", first_line)
+        raise DatabaseUnavailable("the database is unavailable; retry shortly") from exc
     except neo4j_errors.ClientError as exc:
-        # Bad values that passed our validation (e.g. a vector of the wrong size).
-        if exc.code and exc.code.startswith("Neo.ClientError.Statement.ArgumentError"):
-            raise InvalidInput(exc.message or "invalid argument") from exc
-        raise
+        # Every statement is a fixed file with values as parameters, so a client error is a
+        # value that passed our validation and Neo4j still refused (a vector it cannot use, a
+        # number out of its range): the caller's input, never a 500.
+        # Syntax and schema errors are this build's own (a broken file, a schema race that
+        # graph.core.schema settles), not the caller's.
+        if exc.code and exc.code.startswith(
+            ("Neo.ClientError.Statement.SyntaxError", "Neo.ClientError.Schema.")
+        ):
+            raise
+        log.warning("Neo4j refused a value: %s %s", exc.code, exc.message)
+        raise InvalidInput(f"the database refused a value of this request ({exc.code})") from exc
 
 
 class QuietList(list[Any]):

@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from neo4j.exceptions import ClientError
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_random
 
 from graph.core.cypher import cypher_names, cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import SchemaMismatch
+from graph.core.errors import DatabaseUnavailable, SchemaMismatch
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +108,25 @@ async def apply_schema(db: Database, dimension: int) -> list[str]:
     """Run every schema file (each is ``IF NOT EXISTS``); returns the files run.
 
     Several API replicas may start together on a new database and apply the schema at the
-    same moment; one that finds its index just created by another goes on.
+    same moment: one that finds its index just created by another goes on, and one whose
+    statement deadlocked with another's (schema statements lock labels) tries it again.
     """
     applied = []
     for name in cypher_names("schema"):
-        try:
-            await db.run_autocommit(name, dimension=dimension)
-        except ClientError as exc:
-            if exc.code not in _CREATED_CONCURRENTLY:
-                raise
-            log.info("schema object created by another process meanwhile", extra={"file": name})
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(DatabaseUnavailable),
+            stop=stop_after_attempt(6),
+            wait=wait_random(0.05, 0.5),
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                try:
+                    await db.run_autocommit(name, dimension=dimension)
+                except ClientError as exc:
+                    if exc.code not in _CREATED_CONCURRENTLY:
+                        raise
+                    log.info("schema object created by another process meanwhile", extra={"file": name})
         applied.append(name)
     log.info("schema applied", extra={"files": len(applied)})
     return applied
