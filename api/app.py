@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from api.deps import Services, get_principal
 from api.errors import install_error_handlers
+from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.routes import conversations, core, knowledge
 from graph.conversations.extractors import build_extractor
@@ -112,6 +113,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.add_middleware(
+        BodyLimits,
+        max_body_bytes=settings.api_max_body_bytes,
+        max_batch_body_bytes=settings.api_max_batch_body_bytes,
+    )
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(core.public)

@@ -74,7 +74,13 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)  # noqa: S101
-    codes = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
+    codes = {
+        404: "not_found",
+        405: "method_not_allowed",
+        401: "unauthenticated",
+        413: "payload_too_large",
+        415: "unsupported_media_type",
+    }
     code = codes.get(exc.status_code, "http_error")
     return JSONResponse(
         error_body(code, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)

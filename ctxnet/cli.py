@@ -354,6 +354,7 @@ def serve(
             started = local.start()
         except ContextNetworkError as exc:
             raise _fail(exc.message) from None
+        local.watch()  # reaped and logged at once if it dies under the API
         typer.echo(
             f"Neo4j Browser: {local.browser_url}  (user neo4j, password in {settings.local_password_file})"
         )

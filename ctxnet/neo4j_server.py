@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import re
 import secrets
@@ -22,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -29,6 +31,8 @@ from pathlib import Path
 
 from graph.core.errors import Neo4jRuntimeError
 from graph.core.settings import Settings
+
+log = logging.getLogger("ctxnet.neo4j")
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -95,6 +99,7 @@ class LocalNeo4j:
         self.console_log = self.logs / "console.log"
         self.user_log = self.logs / "neo4j.log"
         self._process: subprocess.Popen[bytes] | None = None  # kept so it can be reaped
+        self._stopping = False
 
     # --- URLs -------------------------------------------------------------------------
     @property
@@ -393,6 +398,27 @@ class LocalNeo4j:
             handle.write(f"{process.pid}\n")
         return True
 
+    def watch(self) -> threading.Thread | None:
+        """Reap the server this object started as soon as it exits, and log that it died, so it
+        never lingers as a zombie under a long-running ``ctxnet serve``. No-op otherwise."""
+        process = self._process
+        if process is None:
+            return None
+
+        def wait() -> None:
+            code = process.wait()
+            if not self._stopping:
+                log.error(
+                    "Neo4j (pid %d) exited with code %s; see %s. Restart it with `ctxnet neo4j start`",
+                    process.pid,
+                    code,
+                    self.console_log,
+                )
+
+        watcher = threading.Thread(target=wait, name="neo4j-watch", daemon=True)
+        watcher.start()
+        return watcher
+
     def wait_for_bolt(
         self, timeout: float | None = None, process: subprocess.Popen[bytes] | None = None
     ) -> None:
@@ -426,6 +452,7 @@ class LocalNeo4j:
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Shut the server down cleanly (SIGTERM, then SIGKILL after ``timeout``)."""
+        self._stopping = True
         pid = self.pid()
         if pid is None:
             self.pid_file.unlink(missing_ok=True)

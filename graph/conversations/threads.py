@@ -19,7 +19,7 @@ from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
-from graph.core.values import check_id, decode_cursor, encode_cursor, plain
+from graph.core.values import check_id, decode_cursor, decode_seq_cursor, encode_cursor, plain
 
 MAX_MESSAGES_PER_APPEND = 1_000
 
@@ -184,12 +184,7 @@ class ThreadService:
     ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a thread's messages, oldest first."""
         await self.get_thread(principal, thread_id)
-        after_seq = 0
-        if cursor:
-            try:
-                after_seq = int(cursor)
-            except ValueError as exc:
-                raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
+        after_seq = decode_seq_cursor(cursor) if cursor else 0
         rows = await self._db.read(
             "queries/conversations/messages_list",
             userId=principal.user_id,

@@ -156,6 +156,14 @@ class Settings(BaseSettings):
     api_key_cache_seconds: float = Field(
         default=5.0, ge=0, description="How long a resolved key is trusted before Neo4j is asked again."
     )
+    api_max_body_bytes: int = Field(
+        default=4 * 1024 * 1024, ge=1024, description="Largest request body (413 above), batches apart."
+    )
+    api_max_batch_body_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        description="Largest body of the batch routes; 1,000 notes with 384-dim vectors are ~9 MB.",
+    )
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"
 

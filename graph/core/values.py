@@ -1,7 +1,7 @@
 """Value helpers every domain shares: ids, times, cursors, and Neo4j values made JSON-ready.
 
 * **Ids** of notes, threads and messages: 1-128 characters of letters, digits and
-  ``._:@/-`` (:func:`check_id`); server-made ids that sort by time (:func:`sortable_id`).
+  ``._:@-`` (:func:`check_id`); server-made ids that sort by time (:func:`sortable_id`).
 * **Times**: the queries return the times of listed records as epoch milliseconds (cheaper
   to decode than the driver's ``DateTime``); they leave the domain as ISO-8601 strings
   (:func:`iso_millis`).
@@ -24,7 +24,9 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from graph.core.errors import InvalidInput
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+#: No "/": an id is one segment of a URL path (``/v1/knowledge/{id}``), and Starlette decodes
+#: ``%2F`` before routing, so an id with a slash could be created but never read again.
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 #: A cursor's time as Neo4j writes it (``toString(datetime)``), which Neo4j parses back.
 _CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -33,10 +35,25 @@ TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finis
 
 
 def check_id(value: str, field: str = "id") -> str:
-    """Ids of notes, threads and messages: 1-128 characters of letters, digits and ``._:@/-``."""
+    """Ids of notes, threads and messages: 1-128 characters of letters, digits and ``._:@-``,
+    starting with a letter or digit."""
     if not _ID.fullmatch(value):
-        raise InvalidInput(f"{field} must be 1-128 characters of letters, digits and ._:@/-", field=field)
+        raise InvalidInput(
+            f"{field} must be 1-128 characters of letters, digits and ._:@- starting with a letter or digit",
+            field=field,
+        )
     return value
+
+
+#: The largest sequence number a cursor may name (Neo4j integers are 64-bit).
+MAX_SEQ = 2**63 - 1
+
+
+def decode_seq_cursor(cursor: str) -> int:
+    """A cursor that is a message's position in its thread; anything else is a 422."""
+    if not cursor.isdigit() or int(cursor) > MAX_SEQ:
+        raise InvalidInput("cursor is not one this API issued", field="cursor")
+    return int(cursor)
 
 
 def sortable_id() -> str:

@@ -13,8 +13,12 @@ own index (``graph.knowledge.search``, ``graph.conversations.insights``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from graph.core.errors import InvalidInput
 from graph.core.settings import Settings
 
 
@@ -58,3 +62,26 @@ class VectorPlanConfig:
         share = mine / max(total, 1)
         candidates = max(self.min_candidates, want, math.ceil(want * self.oversample / share))
         return candidates if candidates <= self.ann_max_candidates else None
+
+
+def check_vectors(
+    vectors: Sequence[Sequence[float] | None], dimension: int, field: Callable[[int], str]
+) -> None:
+    """Supplied vectors (``None``: none supplied) must fit the index: ``dimension`` numbers,
+    every one finite, and a length that is finite and not zero (cosine divides by it; Neo4j
+    fails on a vector of 384 × 1e200, whose length overflows). A 422 on ``field(i)``."""
+    given = [(i, v) for i, v in enumerate(vectors) if v is not None]
+    for i, vector in given:
+        if len(vector) != dimension:
+            raise InvalidInput(
+                f"embedding has {len(vector)} dimensions; the index needs {dimension}", field=field(i)
+            )
+    if not given:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        lengths = np.linalg.norm(np.asarray([v for _, v in given], dtype=np.float64), axis=1)
+    for (i, _), length in zip(given, lengths, strict=True):
+        if not math.isfinite(length) or length == 0.0:
+            raise InvalidInput(
+                "embedding must be finite numbers with a finite, non-zero length", field=field(i)
+            )

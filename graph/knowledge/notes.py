@@ -21,7 +21,7 @@ from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
-from graph.core.vectors import VectorPlanConfig
+from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge.dedupe import find_twins
 from graph.knowledge.models import MAX_BATCH, CreateResult, KnowledgeStatus, NewNote, NotePatch
 from graph.knowledge.search import TenantSizes, tenant_key
@@ -62,14 +62,10 @@ class NoteService:
         self, notes: Sequence[NewNote], field_prefix: Callable[[int], str]
     ) -> list[list[float]]:
         """Supplied vectors are checked; the rest are computed in one embedder call."""
-        dimension = self._embedder.dimension
+        check_vectors(
+            [n.embedding for n in notes], self._embedder.dimension, lambda i: f"{field_prefix(i)}embedding"
+        )
         missing = [i for i, n in enumerate(notes) if n.embedding is None]
-        for i, note in enumerate(notes):
-            if note.embedding is not None and len(note.embedding) != dimension:
-                raise InvalidInput(
-                    f"embedding has {len(note.embedding)} dimensions; the index needs {dimension}",
-                    field=f"{field_prefix(i)}embedding",
-                )
         computed = await self._embedder.embed([f"{notes[i].title}\n{notes[i].content}" for i in missing])
         vectors: list[list[float] | None] = [n.embedding for n in notes]
         for i, vector in zip(missing, computed, strict=True):

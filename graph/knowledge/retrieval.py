@@ -11,7 +11,7 @@ from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput, NotFound
 from graph.core.principals import Principal
-from graph.core.vectors import VectorPlanConfig
+from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge.models import (
     ALL_REL_TYPES,
     Direction,
@@ -89,16 +89,12 @@ class RetrievalService:
         """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
         one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
         user = principal.user_id
+        check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
         vector = query.embedding
         if query.mode != SearchMode.FULLTEXT and vector is None:
             [vector] = await self._embedder.embed([query.query])
         if query.mode == SearchMode.FULLTEXT:
             vector = None
-        if vector is not None and len(vector) != self._embedder.dimension:
-            raise InvalidInput(
-                f"embedding has {len(vector)} dimensions; the index needs {self._embedder.dimension}",
-                field="embedding",
-            )
         depth = query.max_depth if query.expand_connections else 0
         if depth not in SEARCH_QUERIES:
             raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="maxDepth")

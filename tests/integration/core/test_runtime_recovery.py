@@ -281,6 +281,10 @@ async def test_ready_goes_503_while_neo4j_is_down_and_recovers_without_restart(
         me = httpx.get(f"{api.base_url}/v1/me", headers=auth, timeout=30)
         assert me.status_code == 503
         assert me.json()["error"]["code"] == "database_unavailable"
+        # Where Neo4j runs is in the log, not in what clients get; they get a request id.
+        port = str(private_settings.neo4j_bolt_port)
+        assert port not in ready.text and port not in me.text, (ready.text, me.text)
+        assert me.headers["x-request-id"] and port in api.log()
 
         private_neo4j.start()
         deadline = time.monotonic() + 60

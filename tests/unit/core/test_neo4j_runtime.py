@@ -138,3 +138,18 @@ def test_a_pid_file_naming_another_checkouts_server_is_not_ours(tmp_path: Path) 
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_server_that_dies_under_serve_is_reaped_and_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import subprocess
+
+    local = LocalNeo4j(_settings(tmp_path))
+    local._process = subprocess.Popen(["sh", "-c", "exit 3"])
+    watcher = local.watch()
+    assert watcher is not None
+    watcher.join(timeout=10)
+    assert local._process.returncode == 3
+    assert not Path(f"/proc/{local._process.pid}").exists(), "reaped, not a zombie"
+    assert any("exited with code 3" in r.getMessage() for r in caplog.records)
