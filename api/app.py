@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, Depends, FastAPI
 
 from api.deps import Services, get_principal
+from api.dto.errors import V1, answers
 from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
@@ -121,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(core.public)
-    v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)])
+    v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)], responses=answers(*V1))
     v1.include_router(core.router)
     v1.include_router(knowledge.router)
     v1.include_router(knowledge.search_router)

@@ -24,12 +24,18 @@ from api.dto.conversations import (
     UserContextIn,
     UserContextOut,
 )
+from api.dto.errors import BODY, answers
 from graph.conversations.models import ContextType, InsightType
 
 router = APIRouter(tags=["conversations"])
 
 
-@router.post("/threads", status_code=201, response_model=ThreadOut)
+@router.post(
+    "/threads",
+    status_code=201,
+    response_model=ThreadOut,
+    responses=answers(409, *BODY, also=(200, "the thread existed already, as asked", ThreadOut)),
+)
 async def create_thread(
     body: ThreadIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> JSONResponse:
@@ -55,14 +61,14 @@ async def list_threads(
     return JSONResponse(dump(ThreadPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
-@router.get("/threads/{id}", response_model=ThreadOut)
+@router.get("/threads/{id}", response_model=ThreadOut, responses=answers(404))
 async def get_thread(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """One thread, with the ids of its related threads."""
     thread = await conversations.threads.get_thread(principal, id)
     return JSONResponse(dump(ThreadOut.model_validate(thread)))
 
 
-@router.post("/threads/{id}/links", status_code=204)
+@router.post("/threads/{id}/links", status_code=204, responses=answers(404, *BODY))
 async def link_threads(
     id: str, body: ThreadLinkIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
@@ -71,7 +77,7 @@ async def link_threads(
     return Response(status_code=204)
 
 
-@router.delete("/threads/{id}/links/{other_id}", status_code=204)
+@router.delete("/threads/{id}/links/{other_id}", status_code=204, responses=answers(404))
 async def unlink_threads(
     id: str, other_id: str, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
@@ -80,7 +86,12 @@ async def unlink_threads(
     return Response(status_code=204)
 
 
-@router.post("/threads/{id}/messages", status_code=201, response_model=MessagePageOut)
+@router.post(
+    "/threads/{id}/messages",
+    status_code=201,
+    response_model=MessagePageOut,
+    responses=answers(404, 409, *BODY),
+)
 async def append_messages(
     id: str, body: MessagesIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> JSONResponse:  # noqa: A002
@@ -89,7 +100,7 @@ async def append_messages(
     return JSONResponse(dump(MessagePageOut.model_validate({"items": items})), status_code=201)
 
 
-@router.get("/threads/{id}/messages", response_model=MessagePageOut)
+@router.get("/threads/{id}/messages", response_model=MessagePageOut, responses=answers(404))
 async def list_messages(
     id: str,  # noqa: A002
     principal: PrincipalDep,
@@ -109,26 +120,28 @@ async def _start(
     return JSONResponse(dump(JobStarted(job_id=job_id)), status_code=202)
 
 
-@router.post("/threads/{id}/extract", status_code=202, response_model=JobStarted)
+@router.post("/threads/{id}/extract", status_code=202, response_model=JobStarted, responses=answers(404))
 async def extract(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """Start insight extraction for the thread."""
     return await _start("extract", id, principal, conversations)
 
 
-@router.post("/threads/{id}/feedback-loop", status_code=202, response_model=JobStarted)
+@router.post(
+    "/threads/{id}/feedback-loop", status_code=202, response_model=JobStarted, responses=answers(404)
+)
 async def feedback_loop(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """Start extract → validate (> 0.7) → update-or-create knowledge for the thread."""
     return await _start("feedback-loop", id, principal, conversations)
 
 
-@router.post("/threads/{id}/consolidate", response_model=ConsolidatedOut)
+@router.post("/threads/{id}/consolidate", response_model=ConsolidatedOut, responses=answers(404, 502))
 async def consolidate(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """High-confidence (> 0.8) insights of the thread become permanent knowledge."""
     counts = await conversations.insights.consolidate(principal, id)
     return JSONResponse(dump(ConsolidatedOut.model_validate(counts)))
 
 
-@router.get("/jobs/{id}", response_model=JobOut)
+@router.get("/jobs/{id}", response_model=JobOut, responses=answers(404))
 async def job(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """A job's status."""
     return JSONResponse(dump(JobOut.model_validate(await conversations.jobs.get(principal, id))))
@@ -150,7 +163,7 @@ async def list_insights(
     return JSONResponse(dump(InsightPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
-@router.post("/context/user", response_model=UserContextOut)
+@router.post("/context/user", response_model=UserContextOut, responses=answers(502, *BODY))
 async def user_context(
     body: UserContextIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> JSONResponse:

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
 from api.dto.base import dump
+from api.dto.errors import BODY, answers
 from api.dto.knowledge import (
     CreatedEdgeOut,
     CreatedNoteOut,
@@ -42,7 +43,12 @@ NoteId = Annotated[str, Path(description="The note's id.")]
     "/knowledge",
     status_code=201,
     response_model=CreatedNoteOut,
-    responses={200: {"description": "the id existed already, or the note was merged into its twin"}},
+    responses=answers(
+        409,
+        502,
+        *BODY,
+        also=(200, "the id existed already, or the note was merged into its twin", CreatedNoteOut),
+    ),
 )
 async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create an atomic note (or fold it into an active note with cosine >= 0.95)."""
@@ -51,7 +57,18 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
 
 
-@router.post("/knowledge/batch", response_model=NoteBatchOut, openapi_extra=documented_body(NoteBatchIn))
+@router.post(
+    "/knowledge/batch",
+    status_code=201,
+    response_model=NoteBatchOut,
+    openapi_extra=documented_body(NoteBatchIn),
+    responses=answers(
+        409,
+        502,
+        *BODY,
+        also=(200, "nothing new: every id existed already, or every note was merged", NoteBatchOut),
+    ),
+)
 async def create_notes(
     body: Annotated[NoteBatchIn, Depends(json_body(NoteBatchIn))],
     principal: PrincipalDep,
@@ -94,7 +111,7 @@ async def list_notes(
     return JSONResponse(dump(NotePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
-@router.get("/knowledge/{id}", response_model=NoteOut)
+@router.get("/knowledge/{id}", response_model=NoteOut, responses=answers(404))
 async def get_note(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
@@ -106,7 +123,7 @@ async def get_note(
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
-@router.patch("/knowledge/{id}", response_model=NoteOut)
+@router.patch("/knowledge/{id}", response_model=NoteOut, responses=answers(404, 409, 502, *BODY))
 async def update_note(
     id: NoteId,  # noqa: A002
     body: NotePatchIn,
@@ -118,14 +135,19 @@ async def update_note(
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
-@router.delete("/knowledge/{id}", status_code=204)
+@router.delete("/knowledge/{id}", status_code=204, responses=answers(404))
 async def delete_note(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> Response:  # noqa: A002
     """Delete a note with its edges; notes it alone superseded become active again."""
     await knowledge.notes.delete(principal, id)
     return Response(status_code=204)
 
 
-@router.post("/knowledge/{id}/connections", status_code=201, response_model=CreatedEdgeOut)
+@router.post(
+    "/knowledge/{id}/connections",
+    status_code=201,
+    response_model=CreatedEdgeOut,
+    responses=answers(404, 409, *BODY, also=(200, "the edge existed already", CreatedEdgeOut)),
+)
 async def connect(
     id: NoteId,  # noqa: A002
     body: EdgeIn,
@@ -139,14 +161,14 @@ async def connect(
     return JSONResponse(dump(out), status_code=201 if created else 200)
 
 
-@router.get("/knowledge/{id}/connections", response_model=EdgeListOut)
+@router.get("/knowledge/{id}/connections", response_model=EdgeListOut, responses=answers(404))
 async def connections(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
     """The note's edges in both directions."""
     items = await knowledge.edges.connections(principal, id)
     return JSONResponse(dump(EdgeListOut.model_validate({"items": items})))
 
 
-@router.delete("/knowledge/{id}/connections/{type}/{target_id}", status_code=204)
+@router.delete("/knowledge/{id}/connections/{type}/{target_id}", status_code=204, responses=answers(404))
 async def disconnect(
     id: NoteId,  # noqa: A002
     type: EdgeType,  # noqa: A002
@@ -159,7 +181,12 @@ async def disconnect(
     return Response(status_code=204)
 
 
-@router.post("/connections/batch", response_model=EdgeBatchOut)
+@router.post(
+    "/connections/batch",
+    status_code=201,
+    response_model=EdgeBatchOut,
+    responses=answers(404, 409, *BODY, also=(200, "every edge existed already", EdgeBatchOut)),
+)
 async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create up to 1,000 edges in one transaction: all of them, or none."""
     edges = [item.to_domain(item.source_id) for item in body.items]
@@ -168,7 +195,7 @@ async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: Kn
     return JSONResponse(dump(out), status_code=201 if any(c for _, c in results) else 200)
 
 
-@router.get("/knowledge/{id}/neighborhood", response_model=NeighborhoodOut)
+@router.get("/knowledge/{id}/neighborhood", response_model=NeighborhoodOut, responses=answers(404))
 async def neighborhood(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
@@ -183,7 +210,7 @@ async def neighborhood(
     return JSONResponse(dump(NeighborhoodOut.model_validate(result)))
 
 
-@search_router.post("/search", response_model=SearchOut)
+@search_router.post("/search", response_model=SearchOut, responses=answers(502, *BODY))
 async def search(body: SearchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> FastJSONResponse:
     """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``."""
     result = await knowledge.retrieval.search(principal, body.to_domain())

@@ -34,3 +34,19 @@ def test_the_openapi_document_is_byte_identical_to_the_committed_contract() -> N
         raise AssertionError(
             f"the API contract changed; if that is intended, run `make openapi`:\n{diff[:6000]}"
         )
+
+
+def test_every_operation_documents_the_errors_every_route_can_answer() -> None:
+    document = create_app().openapi()
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    missing = []
+    for path, operations in document["paths"].items():
+        if not path.startswith("/v1/"):
+            continue
+        for method, operation in operations.items():
+            expected = {"401", "422", "503"} | ({"413", "415"} if "requestBody" in operation else set())
+            for status in sorted(expected):
+                answer = operation["responses"].get(status, {})
+                if answer.get("content", {}).get("application/json", {}).get("schema") != error:
+                    missing.append(f"{method.upper()} {path} {status}")
+    assert not missing, "undocumented error answers (use api.dto.errors.answers):\n" + "\n".join(missing)
