@@ -1,0 +1,149 @@
+"""The tenant sweep, generated from the live OpenAPI document: every operation is tried by
+another user against alice's data. An operation on one of alice's ids answers 404; no
+answer of any operation carries alice's data; and afterwards alice's data is exactly as it
+was. A new endpoint is swept the day it is added; one the sweep cannot place fails the test
+until it is taught how (RESOURCES) or exempted with a reason (EXEMPT)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import httpx
+
+from tests.integration.conftest import Caller, MakeCaller
+
+#: Operations with nothing of a user's to leak, and why.
+EXEMPT = {
+    ("get", "/health"): "liveness, no user data",
+    ("get", "/ready"): "readiness, no user data",
+    ("get", "/v1/me"): "the caller's own principal",
+}
+#: Which of alice's ids a `{id}` names, by the path's first segment under /v1.
+RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job"}
+#: Which of alice's ids other path parameters and id-like body fields name.
+NAMED = {
+    "target_id": "note2",
+    "other_id": "thread2",
+    "sourceId": "note",
+    "targetId": "note2",
+    "threadId": "thread2",
+}
+
+
+def _resolve(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    if "anyOf" in schema:
+        schema = next(s for s in schema["anyOf"] if s.get("type") != "null")
+        return _resolve(document, schema)
+    return schema
+
+
+def example(document: dict[str, Any], schema: dict[str, Any], ids: dict[str, str], name: str = "") -> Any:
+    """A small valid value for ``schema``; id-like fields get alice's ids."""
+    schema = _resolve(document, schema)
+    if name in NAMED:
+        return ids[NAMED[name]]
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        properties = schema.get("properties", {})
+        wanted = schema.get("required") or list(properties)[:1]
+        return {key: example(document, properties[key], ids, key) for key in wanted}
+    if kind == "array":
+        return [example(document, schema["items"], ids, name)] if schema.get("minItems", 0) else []
+    if kind == "integer":
+        return int(schema.get("minimum", 1))
+    if kind == "number":
+        return float(schema.get("minimum", 0.5))
+    if kind == "boolean":
+        return False
+    if name == "id":
+        return ids["note"]
+    return "x"
+
+
+async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
+    """Everything of alice's the sweep could touch, as alice reads it."""
+    paths = [
+        f"/v1/knowledge/{ids['note']}",
+        f"/v1/knowledge/{ids['note2']}",
+        f"/v1/knowledge/{ids['note']}/connections",
+        f"/v1/threads/{ids['thread']}",
+        f"/v1/threads/{ids['thread2']}",
+        f"/v1/threads/{ids['thread']}/messages",
+        "/v1/knowledge",
+        "/v1/insights",
+        f"/v1/jobs/{ids['job']}",
+    ]
+    answers = [await alice.http.get(path) for path in paths]
+    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+    return [a.json() for a in answers]
+
+
+async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, api: Any) -> None:
+    alice, mallory = await make_caller(), await make_caller()
+    token = f"zq{uuid.uuid4().hex[:10]}"  # in alice's texts only (ids are echoed in 404s)
+    tag = uuid.uuid4().hex[:8]
+    ids = {
+        "note": f"note-{tag}",
+        "note2": f"other-{tag}",
+        "thread": f"thread-{tag}",
+        "thread2": f"thread2-{tag}",
+    }
+    for note_id in (ids["note"], ids["note2"]):
+        text = f"{token} {note_id} I prefer tea."
+        body = {"id": note_id, "title": f"Secret {token}", "content": text, "type": "fact", "dedupe": False}
+        assert (await alice.http.post("/v1/knowledge", json=body)).status_code == 201
+    link = {"type": "relatedTo", "targetId": ids["note2"]}
+    assert (await alice.http.post(f"/v1/knowledge/{ids['note']}/connections", json=link)).status_code == 201
+    for thread_id in (ids["thread"], ids["thread2"]):
+        assert (
+            await alice.http.post("/v1/threads", json={"id": thread_id, "topic": token})
+        ).status_code == 201
+    said = {"messages": [{"role": "user", "content": f"I prefer {token} tea every morning."}]}
+    assert (await alice.http.post(f"/v1/threads/{ids['thread']}/messages", json=said)).status_code == 201
+    ids["job"] = (await alice.http.post(f"/v1/threads/{ids['thread']}/extract")).json()["jobId"]
+    for _ in range(200):
+        if (await alice.http.get(f"/v1/jobs/{ids['job']}")).json()["status"] in ("done", "failed"):
+            break
+        await asyncio.sleep(0.05)
+    before = await snapshot(alice, ids)
+
+    document = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()
+    swept, unplaced = [], []
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if (method, path) in EXEMPT:
+                continue
+            params = [p["name"] for p in operation.get("parameters", []) if p["in"] == "path"]
+            url = path
+            for name in params:
+                if name == "id":
+                    resource = RESOURCES.get(path.split("/")[2])
+                    if resource is None:
+                        unplaced.append(f"{method.upper()} {path}")
+                        break
+                    value = ids[resource]
+                elif name in NAMED:
+                    value = ids[NAMED[name]]
+                else:
+                    declared = next(p for p in operation["parameters"] if p["name"] == name)
+                    schema = _resolve(document, declared["schema"])
+                    value = schema["enum"][0] if "enum" in schema else "x"
+                url = url.replace("{" + name + "}", value)
+            else:
+                schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+                body = example(document, schema["schema"], ids) if schema else None
+                answer = await mallory.http.request(method, url, json=body)
+                swept.append(f"{method.upper()} {path}")
+                assert answer.status_code < 500, (method, url, answer.text)
+                assert token not in answer.text, ("alice's data leaked", method, url, answer.text[:300])
+                if params:
+                    assert answer.status_code == 404, (method, url, body, answer.status_code, answer.text)
+    assert not unplaced, f"operations the sweep cannot place (teach RESOURCES or EXEMPT them): {unplaced}"
+    assert len(swept) + len(EXEMPT) == sum(len(ops) for ops in document["paths"].values())
+    assert await snapshot(alice, ids) == before, "another user's calls changed alice's data"
