@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -104,6 +104,28 @@ def _single_items(corpus: Corpus, prefix: str, count: int) -> list[dict[str, Any
     return corpus.items(prefix, vectors, topics, 0)
 
 
+def _writers(
+    settings: Settings, users: list[str], per_writer: int, writer: Callable[[int], Iterable[float]]
+) -> dict[str, Any]:
+    """Run ``writer(w)`` for the 8 writers at once, each yielding the seconds of its writes;
+    notes/s and latency over all of them. The users are forgotten afterwards."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def run(w: int) -> None:
+        for spent in writer(w):
+            with lock:
+                latencies.append(spent)
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(WRITERS) as pool:
+        list(pool.map(run, range(WRITERS)))
+    seconds = time.perf_counter() - t0
+    for user in set(users):
+        asyncio.run(_forget(settings, user))
+    return {"notes_per_s": round(WRITERS * per_writer / seconds, 1), **summary_ms(latencies)}
+
+
 def api_singles(
     settings: Settings, api: ApiProcess, one_user: bool, per_writer: int, tag: str = "api"
 ) -> dict[str, Any]:
@@ -115,25 +137,16 @@ def api_singles(
         [json.dumps(item).encode() for item in _single_items(corpus, f"w{w}-", per_writer)]
         for w in range(WRITERS)
     ]
-    latencies: list[float] = []
-    lock = threading.Lock()
 
-    def writer(w: int) -> None:
+    def writer(w: int) -> Iterator[float]:
         headers = {"Authorization": f"Bearer {keys[users[w]]}", "Content-Type": "application/json"}
         with httpx.Client(base_url=api.base_url, headers=headers, timeout=120) as client:
             for body in bodies[w]:
                 t0 = time.perf_counter()
                 client.post("/v1/knowledge", content=body).raise_for_status()
-                with lock:
-                    latencies.append(time.perf_counter() - t0)
+                yield time.perf_counter() - t0
 
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(WRITERS) as pool:
-        list(pool.map(writer, range(WRITERS)))
-    seconds = time.perf_counter() - t0
-    for user in set(users):
-        asyncio.run(_forget(settings, user))
-    return {"notes_per_s": round(WRITERS * per_writer / seconds, 1), **summary_ms(latencies)}
+    return _writers(settings, users, per_writer, writer)
 
 
 def raw_singles(
@@ -144,22 +157,12 @@ def raw_singles(
     tag = f"{'one' if one_user else 'many'}-{'gated' if gated else 'bare'}"
     users = [f"bench-raw-{tag}"] * WRITERS if one_user else [f"bench-raw-{tag}-{w}" for w in range(WRITERS)]
     items = [_single_items(corpus, f"w{w}-", per_writer) for w in range(WRITERS)]
-    latencies: list[float] = []
-    lock = threading.Lock()
 
-    def writer(w: int) -> None:
+    def writer(w: int) -> Iterator[float]:
         for item in items[w]:
-            spent = _raw_batch(driver, users[w], [item], gated)
-            with lock:
-                latencies.append(spent)
+            yield _raw_batch(driver, users[w], [item], gated)
 
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(WRITERS) as pool:
-        list(pool.map(writer, range(WRITERS)))
-    seconds = time.perf_counter() - t0
-    for user in set(users):
-        asyncio.run(_forget(settings, user))
-    return {"notes_per_s": round(WRITERS * per_writer / seconds, 1), **summary_ms(latencies)}
+    return _writers(settings, users, per_writer, writer)
 
 
 @contextmanager

@@ -146,17 +146,23 @@ class Jobs:
                     task.cancel()
                 return
 
-    async def _set(self, job_id: str, status: str) -> None:
+    async def _update(
+        self, job_id: str, status: str, counts: dict[str, int] | None = None, error: str | None = None
+    ) -> bool:
+        """Move the job on while this process holds it; False when it no longer does."""
         rows = await self._db.write(
             "queries/core/job_update",
             id=job_id,
             owner=self._owner,
             status=status,
-            counts=None,
-            error=None,
+            counts=json.dumps(counts) if counts is not None else None,
+            error=error,
             leaseSeconds=self._lease,
         )
-        if not rows:
+        return bool(rows)
+
+    async def _set(self, job_id: str, status: str) -> None:
+        if not await self._update(job_id, status):
             self._lost.add(job_id)
             raise JobLost(job_id)
 
@@ -165,15 +171,7 @@ class Jobs:
     ) -> None:
         """Record the end; if Neo4j is away, the lease runs out and the job is failed later."""
         try:
-            await self._db.write(
-                "queries/core/job_update",
-                id=job_id,
-                owner=self._owner,
-                status=status,
-                counts=json.dumps(counts) if counts is not None else None,
-                error=error,
-                leaseSeconds=self._lease,
-            )
+            await self._update(job_id, status, counts, error)
         except DatabaseUnavailable as exc:
             log.warning("could not record the end of job %s: %s", job_id, exc.message)
 
