@@ -97,18 +97,26 @@ async def test_pipeline_writes_carry_the_system_role(make_caller: MakeCaller, db
 async def test_one_extraction_per_thread_at_a_time(make_caller: MakeCaller, peer_api: ApiProcess) -> None:
     alice = await make_caller()
     peer = alice.client(peer_api.base_url)
-    await open_thread(alice, "t", "Billing platform", CONVERSATION)
+    # A long thread (200 insights to embed and store), so the job is still live when the last
+    # of the four simultaneous starts arrives: a short one can end in between, and then a
+    # second job may rightly start.
+    long = [
+        {**m, "id": f"{m['id']}-{k}", "content": f"{m['content']} ({k})"}
+        for k in range(50)
+        for m in CONVERSATION
+    ]
+    await open_thread(alice, "t", "Billing platform", long)
     started = await asyncio.gather(
         *(http.post("/v1/threads/t/extract") for http in (alice.http, peer, alice.http, peer))
     )
     assert [r.status_code for r in started] == [202] * 4
     [job_id] = {r.json()["jobId"] for r in started}
-    for _ in range(200):
+    for _ in range(600):
         job = (await alice.http.get(f"/v1/jobs/{job_id}")).json()
         if job["status"] != "running" and job["status"] != "queued":
             break
         await asyncio.sleep(0.05)
-    assert job["status"] == "done" and job["counts"]["stored"] == 4, job
+    assert job["status"] == "done" and job["counts"]["stored"] == 200, job
     again = await run_job(alice.http, "/v1/threads/t/extract")  # once it ended, a new one starts
     assert again["id"] != job_id and again["status"] == "done" and again["counts"]["stored"] == 0
 
