@@ -396,6 +396,11 @@ class LocalNeo4j:
         fd = os.open(self.pid_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(f"{process.pid}\n")
+        # Until the child has exec'd Java, its command line is still this process's, and a
+        # start waiting on the lock would not recognise the server and start a second one.
+        deadline = time.monotonic() + 10
+        while self.pid() != process.pid and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         return True
 
     def watch(self) -> threading.Thread | None:
