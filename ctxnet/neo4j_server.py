@@ -359,6 +359,8 @@ class LocalNeo4j:
     def _start_locked(self) -> bool:
         if self.pid() is not None:
             return False
+        if self._process is not None and self._process.poll() is not None:
+            self._process = None  # the server we started before died (now reaped): start anew
         java = self.java_command()
         self.fetch()
         for name, port in (("Bolt", self.settings.neo4j_bolt_port), ("HTTP", self.settings.neo4j_http_port)):

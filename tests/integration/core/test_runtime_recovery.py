@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
+import signal
 import stat
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,6 +28,8 @@ from graph.core.errors import SchemaMismatch
 from graph.core.principals import ApiKeys, Role
 from graph.core.schema import check_schema, migrate, reembed
 from graph.core.settings import Settings
+from graph.core.users import forget_user
+from tests.integration.conftest import inspect
 from tests.support.servers import ApiProcess, free_port
 
 
@@ -329,3 +333,109 @@ async def test_replicas_starting_together_apply_the_schema_side_by_side(private_
     await asyncio.gather(*(apply_schema(private_db, dimension) for _ in range(4)))
     report = await check_schema(private_db, dimension)
     assert report.ok, report.problems
+
+
+async def test_neo4j_killed_under_write_load_loses_no_acknowledged_note_and_duplicates_none(
+    private_neo4j: LocalNeo4j, private_db: Database, private_settings: Settings, tmp_path: Path
+) -> None:
+    """``kill -9`` of Neo4j while batches and single creates with client ids are in flight.
+
+    Each writer retries a refused or cut-off write with the same ids until it is
+    acknowledged (as a client should); a write whose commit landed but whose answer was lost
+    must then come back as "existed" (200), not as a second note.
+    """
+    await migrate(private_db, 384)
+    user = "fault-user"
+    _, key = await ApiKeys(private_db).create(user, Role.HUMAN)
+    api = ApiProcess(tmp_path / "api.log", _env(private_settings)).start()
+    rng = random.Random(11)
+    acknowledged: set[str] = set()
+    attempted: set[str] = set()
+    refused: list[int] = []  # statuses other than 200/201, retried
+    stop = asyncio.Event()
+
+    def note(note_id: str, with_vector: bool) -> dict[str, object]:
+        body: dict[str, object] = {
+            "id": note_id, "title": f"note {note_id}", "type": "fact",
+            "content": f"fault test note {note_id}: {rng.random()}", "dedupe": False,
+        }  # fmt: skip
+        if with_vector:
+            body["embedding"] = [rng.uniform(-1, 1) for _ in range(384)]
+        return body
+
+    async def until_acknowledged(http: httpx.AsyncClient, path: str, body: object, ids: list[str]) -> None:
+        attempted.update(ids)
+        while True:
+            try:
+                answer = await http.post(path, json=body)
+            except httpx.TransportError:
+                await asyncio.sleep(0.2)
+                continue
+            if answer.status_code in (200, 201):
+                acknowledged.update(ids)
+                return
+            refused.append(answer.status_code)
+            assert answer.status_code == 503, answer.text  # Neo4j away: nothing else is expected
+            await asyncio.sleep(0.2)
+
+    async def batch_writer(http: httpx.AsyncClient, name: str) -> None:
+        round_ = 0
+        while not stop.is_set():
+            ids = [f"{name}-{round_}-{i}" for i in range(50)]
+            batch = {"items": [note(i, with_vector=True) for i in ids]}
+            await until_acknowledged(http, "/v1/knowledge/batch", batch, ids)
+            round_ += 1
+
+    async def single_writer(http: httpx.AsyncClient, name: str) -> None:
+        round_ = 0
+        while not stop.is_set():
+            note_id = f"{name}-{round_}"
+            # Half of them embedded by the service, half with a vector of their own.
+            await until_acknowledged(http, "/v1/knowledge", note(note_id, round_ % 2 == 0), [note_id])
+            round_ += 1
+
+    try:
+        api.wait_ready()
+        auth = {"Authorization": f"Bearer {key}"}
+        async with httpx.AsyncClient(base_url=api.base_url, headers=auth, timeout=60) as http:
+            writers = [asyncio.create_task(batch_writer(http, f"batch{i}")) for i in range(2)]
+            writers += [asyncio.create_task(single_writer(http, f"single{i}")) for i in range(4)]
+            started = time.monotonic()
+            while len(acknowledged) < 200:
+                assert time.monotonic() - started < 60, "the load did not get going"
+                await asyncio.sleep(0.1)
+            before_kill = len(acknowledged)
+            pid = private_neo4j.pid()
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            await asyncio.sleep(2)  # writes are refused meanwhile
+            await asyncio.to_thread(private_neo4j.start)  # returns once Bolt answers again
+            bolt_back = time.monotonic()
+            await private_db.wait_until_reachable(60)  # and the database has recovered and serves
+            back = time.monotonic()
+            while (await http.get("/ready")).status_code != 200:
+                assert time.monotonic() - back < 15, "/ready not back within 15 s of Neo4j"
+                await asyncio.sleep(0.25)
+            ready_after = time.monotonic() - back
+            recovery = back - bolt_back
+            after_restart = len(acknowledged)
+            await asyncio.sleep(4)
+            stop.set()
+            await asyncio.gather(*writers)
+        rows = await inspect(
+            private_db, "MATCH (n:Knowledge {userId: $user}) RETURN n.id AS id, count(*) AS copies", user=user
+        )
+        stored = {row["id"]: row["copies"] for row in rows}
+    finally:
+        api.stop()
+        await forget_user(private_db, user)
+    print(
+        f"acknowledged {len(acknowledged)}, refused {len(refused)}; Neo4j served {recovery:.1f}s after "
+        f"Bolt opened, and /ready answered 200 {ready_after:.1f}s after that"
+    )
+    assert before_kill > 0 and len(acknowledged) > after_restart, "the load ran on both sides of the kill"
+    assert refused, "the kill was felt: some writes were refused and retried"
+    assert attempted == acknowledged  # every writer ended on an acknowledged write
+    assert acknowledged <= stored.keys(), f"lost: {sorted(acknowledged - stored.keys())[:10]}"
+    assert set(stored) == acknowledged, f"never acknowledged: {sorted(set(stored) - acknowledged)[:10]}"
+    assert {copies for copies in stored.values()} == {1}, "a retry created a duplicate"
