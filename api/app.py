@@ -15,6 +15,7 @@ from api.dto.errors import V1, answers
 from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
+from api.metrics import router as metrics_router
 from api.routes import conversations, core, knowledge
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
@@ -22,7 +23,9 @@ from graph.core.db import Database
 from graph.core.embeddings import build_embedder
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
+from graph.core.metrics import MeasuredEmbedder
 from graph.core.principals import ApiKeys
+from graph.core.ratelimit import RateLimiter
 from graph.core.schema import migrate
 from graph.core.settings import Settings, get_settings
 from graph.knowledge.network import KnowledgeNetwork
@@ -50,7 +53,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         )
         log.critical(message)
         raise StartupError(message) from None
-    embedder = await asyncio.to_thread(build_embedder, settings)
+    embedder = MeasuredEmbedder(await asyncio.to_thread(build_embedder, settings))
     try:
         await migrate(db, embedder.dimension)
     except Exception as exc:
@@ -77,6 +80,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         jobs=jobs,
         knowledge=knowledge_network,
         conversations=conversation_memory,
+        rate_limiter=RateLimiter(db, settings.rate_limit_per_minute),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -122,6 +126,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(core.public)
+    app.include_router(metrics_router)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)], responses=answers(*V1))
     v1.include_router(core.router)
     v1.include_router(knowledge.router)

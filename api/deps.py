@@ -14,6 +14,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Unauthenticated
 from graph.core.jobs import Jobs
 from graph.core.principals import ApiKeys, Principal, Role
+from graph.core.ratelimit import RateLimiter
 from graph.core.settings import Settings
 from graph.knowledge.network import KnowledgeNetwork
 
@@ -29,6 +30,7 @@ class Services:
     jobs: Jobs
     knowledge: KnowledgeNetwork
     conversations: ConversationMemory
+    rate_limiter: RateLimiter
 
 
 def get_services(request: Request) -> Services:
@@ -54,6 +56,7 @@ async def get_principal(
         raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
     principal = await services.api_keys.resolve(credentials.credentials)
     request.state.principal = principal
+    await services.rate_limiter.take(principal)
     return principal
 
 

@@ -24,6 +24,7 @@ STATUS: dict[type[errors.ContextNetworkError], int] = {
     errors.Conflict: 409,
     errors.Unauthenticated: 401,
     errors.Forbidden: 403,
+    errors.RateLimited: 429,
     errors.DatabaseUnavailable: 503,
     errors.SchemaMismatch: 503,
     errors.EmbeddingError: 502,
@@ -48,6 +49,8 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     if status == 503:
         headers = {"Retry-After": "5"}
+    if isinstance(exc, errors.RateLimited):
+        headers = {"Retry-After": str(exc.retry_after)}
     if status >= 500:
         log.warning("request failed: %s", exc.message, extra={"code": exc.code})
     return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=status, headers=headers)
@@ -74,6 +77,8 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)  # noqa: S101
+    if exc.status_code == 400:
+        return _unreadable_body(exc)
     codes = {
         404: "not_found",
         405: "method_not_allowed",
@@ -85,6 +90,22 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(
         error_body(code, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)
     )
+
+
+def _unreadable_body(exc: StarletteHTTPException) -> JSONResponse:
+    """FastAPI answers 400 to a JSON body it cannot parse for a reason other than its syntax
+    (bytes that are not UTF-8, nesting deeper than the parser's recursion limit). To a
+    client that is invalid JSON like any syntax error, so the same 422: no route documents
+    a 400."""
+    cause = exc.__cause__
+    if isinstance(cause, UnicodeDecodeError):
+        message = "the body is not valid JSON: it is not UTF-8"
+    elif isinstance(cause, RecursionError):
+        message = "the body is not valid JSON: it is nested too deeply"
+    else:
+        message = "the body is not valid JSON"
+    details = [{"field": None, "message": message, "type": "json_invalid"}]
+    return JSONResponse(error_body("invalid_input", message, details=details), status_code=422)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -12,6 +12,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.metrics import record_request
+
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
@@ -97,6 +99,8 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
+            seconds = time.perf_counter() - started
+            record_request(scope, status, seconds)
             access_log.info(
                 "%s %s %d",
                 scope.get("method"),
@@ -106,7 +110,7 @@ class RequestIdMiddleware:
                     "method": scope.get("method"),
                     "path": scope.get("path"),
                     "status": status,
-                    "durationMs": round((time.perf_counter() - started) * 1000, 2),
+                    "durationMs": round(seconds * 1000, 2),
                 },
             )
             request_id.reset(token)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -339,6 +340,14 @@ def serve(
         bool, typer.Option(help="Start the local Neo4j first (and stop it on exit) if it is not running.")
     ] = True,
     dev_key: Annotated[bool, typer.Option(help="Make and print a development API key.")] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            help="API processes behind the port [default: CTXNET_API_WORKERS, or one per core up to 4].",
+        ),
+    ] = None,
 ) -> None:
     """Serve the API in the foreground; Ctrl-C stops it and the Neo4j it started."""
     import uvicorn
@@ -370,15 +379,36 @@ def serve(
 
             secret, new = _run(prepare)
             typer.echo(f"{'New development' if new else 'Development'} API key (user dev, human): {secret}")
-        typer.echo(f"API on http://{settings.api_host}:{settings.api_port}  (docs at /docs)")
-        sys.stdout.flush()
-        uvicorn.run(
-            create_app(settings),
-            host=settings.api_host,
-            port=settings.api_port,
-            log_config=None,
-            access_log=False,
+        workers = workers or settings.resolved_api_workers
+        typer.echo(
+            f"API on http://{settings.api_host}:{settings.api_port}  (docs at /docs, "
+            f"{workers} worker process{'es' if workers > 1 else ''})"
         )
+        sys.stdout.flush()
+        if workers == 1:
+            uvicorn.run(
+                create_app(settings),
+                host=settings.api_host,
+                port=settings.api_port,
+                log_config=None,
+                access_log=False,
+            )
+        else:
+            # Each worker builds its app from the environment; their metrics meet in one folder.
+            metrics = settings.data_dir / "run" / "prometheus"
+            shutil.rmtree(metrics, ignore_errors=True)
+            metrics.mkdir(parents=True)
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
+            os.environ["CTXNET_API_WORKERS"] = str(workers)
+            uvicorn.run(
+                "api.app:create_app",
+                factory=True,
+                workers=workers,
+                host=settings.api_host,
+                port=settings.api_port,
+                log_config=None,
+                access_log=False,
+            )
     finally:
         if started:
             typer.echo("stopping the Neo4j this command started ...")

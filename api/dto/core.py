@@ -1,9 +1,39 @@
-"""Response bodies of the service itself: the principal behind a key."""
+"""Response bodies of the service itself: readiness, and the principal behind a key."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import SkipJsonSchema
+
+_ABSENT_IF_UNREACHABLE = "As in the 200 body; absent when Neo4j did not answer."
+
+
+class ReadyOut(BaseModel):
+    """``/ready`` when requests can be served (200)."""
+
+    status: Literal["ready"]
+    neo4j: str = Field(description="The Bolt URI the service uses.")
+    database: str = Field(description="The Neo4j database the service uses.")
+    embedder: str = Field(description="The embedding model's id.")
+    dimension: int = Field(description="The embedder's vector size, which the vector indexes match.")
+
+
+class NotReadyOut(BaseModel):
+    """``/ready`` when requests cannot be served (503). When Neo4j does not answer, only
+    ``status`` and ``reason`` are sent (where Neo4j runs is in the log, not in the answer);
+    when it answers but the schema is not in place, the fields of the 200 body too."""
+
+    status: Literal["unavailable"]
+    # Left out of the body when unset, never sent as null; SkipJsonSchema keeps null out of
+    # the document too, so it says what is true: when present, a value.
+    neo4j: str | SkipJsonSchema[None] = Field(default=None, description=_ABSENT_IF_UNREACHABLE)
+    database: str | SkipJsonSchema[None] = Field(default=None, description=_ABSENT_IF_UNREACHABLE)
+    embedder: str | SkipJsonSchema[None] = Field(default=None, description=_ABSENT_IF_UNREACHABLE)
+    dimension: int | SkipJsonSchema[None] = Field(default=None, description=_ABSENT_IF_UNREACHABLE)
+    reason: str = Field(description="Why not, in words; several problems are joined with '; '.")
 
 
 class PrincipalOut(BaseModel):

@@ -44,12 +44,13 @@ MEANING = {
     413: "the body is larger than this route's limit",
     415: "the body is not JSON",
     422: "invalid input; `field` names it, `details` lists every problem",
+    429: "this API key's rate limit is reached; retry after `Retry-After` seconds",
     502: "the embedder failed",
     503: "the database is unavailable; retry shortly (`Retry-After`)",
 }
 
-#: What every call under /v1 may answer.
-V1 = (401, 422, 503)
+#: What every call under /v1 may answer (429 only when rate limits are configured).
+V1 = (401, 422, 429, 503)
 #: What a call with a JSON body may answer besides.
 BODY = (413, 415)
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.core import PrincipalOut
+from api.dto.core import NotReadyOut, PrincipalOut, ReadyOut
 from graph.core.errors import DatabaseUnavailable
 from graph.core.schema import check_schema
 
@@ -30,9 +29,10 @@ async def health() -> dict[str, str]:
 @public.get(
     "/ready",
     summary="Readiness: Neo4j reachable, schema applied, vector indexes sized for the embedder",
-    responses={503: {"description": "not ready; `reason` says why"}},
+    response_model=ReadyOut,
+    responses={503: {"model": NotReadyOut, "description": "not ready; `reason` says why"}},
 )
-async def ready(services: ServicesDep) -> JSONResponse:
+async def ready(services: ServicesDep) -> ReadyOut | JSONResponse:
     """200 when requests can be served; 503 with the reason otherwise."""
     dimension = services.embedder.dimension
     try:
@@ -41,18 +41,25 @@ async def ready(services: ServicesDep) -> JSONResponse:
             report = await check_schema(services.db, dimension)
     except (DatabaseUnavailable, TimeoutError) as exc:
         reason = exc.message if isinstance(exc, DatabaseUnavailable) else "Neo4j did not answer in time"
-        return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
-    body: dict[str, Any] = {
-        "status": "ready" if report.ok else "unavailable",
-        "neo4j": services.settings.resolved_neo4j_uri,
-        "database": services.settings.neo4j_database,
-        "embedder": services.embedder.model_id,
-        "dimension": dimension,
-    }
+        # Only the reason: where Neo4j runs is the operator's business (it is in the log).
+        return _not_ready(NotReadyOut(status="unavailable", reason=reason))
+    settings = services.settings
+    answer = ReadyOut(
+        status="ready",
+        neo4j=settings.resolved_neo4j_uri,
+        database=settings.neo4j_database,
+        embedder=services.embedder.model_id,
+        dimension=dimension,
+    )
     if not report.ok:
-        body["reason"] = "; ".join(report.problems)
-        return JSONResponse(body, status_code=503)
-    return JSONResponse(body)
+        problems = {"status": "unavailable", "reason": "; ".join(report.problems)}
+        return _not_ready(NotReadyOut.model_validate(answer.model_dump() | problems))
+    return answer
+
+
+def _not_ready(body: NotReadyOut) -> JSONResponse:
+    """The 503 answer, with only the fields that were set."""
+    return JSONResponse(body.model_dump(mode="json", exclude_unset=True), status_code=503)
 
 
 @router.get("/me", response_model=PrincipalOut, response_model_by_alias=True)

@@ -81,11 +81,6 @@ class InsightService:
         self._thresholds = thresholds or Thresholds()
         self._plan = plan or VectorPlanConfig()
 
-    @property
-    def extractor_name(self) -> str:
-        """The extractor in use."""
-        return self._extractor.name
-
     # --- jobs ------------------------------------------------------------------------------------
     async def start_job(self, principal: Principal, thread_id: str, kind: str) -> str:
         """Queue extraction or the feedback loop for a thread; returns the job id."""

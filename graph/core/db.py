@@ -9,6 +9,7 @@ into :mod:`graph.core.errors` at this boundary.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from tenacity import (
 
 from graph.core.cypher import cypher_text
 from graph.core.errors import Conflict, DatabaseUnavailable, InvalidInput
+from graph.core.metrics import NEO4J_SECONDS
 from graph.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -92,8 +94,12 @@ def quiet(params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _rows(tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[Row]:
-    result = await tx.run(cypher_text(name), quiet(params))
-    return await rows_of(result)
+    started = time.perf_counter()
+    try:
+        result = await tx.run(cypher_text(name), quiet(params))
+        return await rows_of(result)
+    finally:
+        NEO4J_SECONDS.labels(name).observe(time.perf_counter() - started)
 
 
 async def rows_of(result: neo4j.AsyncResult) -> list[Row]:

@@ -59,6 +59,16 @@ class Forbidden(ContextNetworkError):
     code = "forbidden"
 
 
+class RateLimited(ContextNetworkError):
+    """The key sent more requests than its limit allows; ``retry_after`` says when to try again."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class DatabaseUnavailable(ContextNetworkError):
     """Neo4j cannot be reached; the request may be retried later."""
 

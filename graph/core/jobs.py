@@ -200,6 +200,14 @@ class Jobs:
         with contextlib.suppress(Exception):
             await asyncio.gather(*pending, return_exceptions=True)
 
+    async def states(self) -> dict[str, int]:
+        """How many jobs of all users are in each state (``queued``, ``running``, ``done``,
+        ``failed``, and ``expired``: queued or running with a lease that ran out)."""
+        rows = await self._db.read("queries/core/job_states")
+        counts = {row["state"]: int(row["jobs"]) for row in rows}
+        counts["expired"] = sum(int(row["expired"]) for row in rows)
+        return counts
+
     async def fail_expired(self) -> int:
         """Fail every job whose lease ran out (its process died or hung)."""
         rows = await self._db.write("queries/core/job_fail_expired")

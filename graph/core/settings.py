@@ -6,6 +6,7 @@ needed, so tests and the CLI can set the environment first.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -85,6 +86,13 @@ class Settings(BaseSettings):
     # --- embeddings --------------------------------------------------------------
     embedder: Literal["local", "openai"] = "local"
     embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    embedding_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="CPU threads of one local-embedder call. One spends the least CPU per text "
+        "(concurrent requests already keep several cores busy); more lowers a lone call's latency.",
+    )
     embedding_model: str = Field(
         default="text-embedding-3-small", description="Model name for the openai embedder."
     )
@@ -149,12 +157,25 @@ class Settings(BaseSettings):
     # --- the HTTP API ------------------------------------------------------------
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8000, ge=1, le=65535)
+    api_workers: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="API processes `ctxnet serve` runs behind the one port (uvicorn workers); 0: "
+        "one per core, at most 4. Jobs, leases and rate limits live in Neo4j, so they hold across them.",
+    )
     api_key_mode: Literal["required", "disabled"] = Field(
         default="required",
         description="'disabled' makes every request the 'local' human user: for a laptop only.",
     )
     api_key_cache_seconds: float = Field(
         default=5.0, ge=0, description="How long a resolved key is trusted before Neo4j is asked again."
+    )
+    rate_limit_per_minute: int = Field(
+        default=0,
+        ge=0,
+        description="Requests one API key may make in any minute, over all API processes "
+        "(counted in Neo4j); beyond it 429 with Retry-After. 0: no limit.",
     )
     api_max_body_bytes: int = Field(
         default=4 * 1024 * 1024, ge=1024, description="Largest request body (413 above), batches apart."
@@ -192,6 +213,11 @@ class Settings(BaseSettings):
     def local_password_file(self) -> Path:
         """Where the local runtime keeps the password it generated."""
         return self.neo4j_home / "password"
+
+    @property
+    def resolved_api_workers(self) -> int:
+        """``api_workers``, with 0 resolved to one per core (at most 4)."""
+        return self.api_workers or min(os.cpu_count() or 1, 4)
 
     @property
     def resolved_neo4j_uri(self) -> str:

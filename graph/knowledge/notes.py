@@ -126,12 +126,13 @@ class NoteService:
     ) -> list[CreateResult]:
         """Under the user's lock: what is already there is decided here, by what is committed."""
         supplied = [p.node_id for p in pending if p.note.id]
-        existing = {
-            row["node"]["id"]: row["node"]
-            for row in await gated.run("queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False)
-        }
-        merged_rows = await gated.run("queries/knowledge/merged_lookup", ids=supplied)
-        merged_before = {row["requestedId"]: row for row in merged_rows}
+        existing: dict[str, dict[str, Any]] = {}
+        merged_before: dict[str, Row] = {}
+        if supplied:  # generated ids are new by construction: two statements saved
+            for row in await gated.run("queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False):
+                existing[row["node"]["id"]] = row["node"]
+            for row in await gated.run("queries/knowledge/merged_lookup", ids=supplied):
+                merged_before[row["requestedId"]] = row
         outcome: dict[int, tuple[str, bool, str | None]] = {}  # index -> (node id, created, merged into)
         fresh: list[PendingNote] = []
         for p in pending:

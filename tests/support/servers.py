@@ -28,8 +28,12 @@ def free_port() -> int:
 class ApiProcess:
     """``uvicorn api.app:create_app`` in a child process, configured by CTXNET_* variables."""
 
-    def __init__(self, log_path: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+    def __init__(
+        self, log_path: Path, env: dict[str, str] | None = None, cwd: Path | None = None, workers: int = 1
+    ) -> None:
         self.port = free_port()
+        #: uvicorn worker processes behind the one port.
+        self.workers = workers
         self.log_path = log_path
         self.env = {**os.environ, **(env or {})}
         #: Where it runs; its ``api`` and ``graph`` packages come from there (another checkout).
@@ -46,6 +50,7 @@ class ApiProcess:
         command = [
             sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+            "--workers", str(self.workers),
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(

@@ -15,6 +15,8 @@ CALL () {
   UNION ALL
   MATCH (n:Job) WHERE n.userId = $userId RETURN n
   UNION ALL
+  MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
+  UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n
 }
 WITH n LIMIT $limit

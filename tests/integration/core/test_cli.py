@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import httpx
+import pytest
 
 from graph.core.db import Database
 from graph.core.users import forget_user
-from tests.support.servers import ApiProcess
+from tests.integration.conftest import MakeCaller
+from tests.support.servers import ApiProcess, free_port
 
 
 def ctxnet(*args: str) -> subprocess.CompletedProcess[str]:
@@ -93,3 +100,47 @@ async def test_the_feedback_loop_runs_from_the_command_line(db: Database, api: A
         assert missing.returncode == 1 and "no thread" in missing.stderr
     finally:
         await forget_user(db, user)
+
+
+async def test_serve_runs_several_workers_whose_metrics_add_up(
+    neo4j_server: None, make_caller: MakeCaller, tmp_path: Path
+) -> None:
+    """`ctxnet serve --workers 2`: both processes answer on one port, a scrape of either
+    counts the requests of both, and Ctrl-C (SIGINT) stops them all."""
+    port = free_port()
+    env = {**os.environ, "CTXNET_API_PORT": str(port)}
+    log = (tmp_path / "serve.log").open("wb")
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "ctxnet", "serve", "--workers", "2", "--no-dev-key"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert serve.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "ctxnet serve --workers 2 never became ready"
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base}/ready", timeout=5).status_code == 200:
+                    break
+            time.sleep(0.5)
+        alice = await make_caller()
+        for _ in range(20):  # a connection each: either worker may take it
+            answer = httpx.get(f"{base}/v1/me", headers={"Authorization": f"Bearer {alice.key}"})
+            assert answer.status_code == 200
+        for _ in range(4):
+            scrape = httpx.get(f"{base}/metrics").text
+            line = next(
+                line
+                for line in scrape.splitlines()
+                if line.startswith("ctxnet_http_requests_total") and 'route="/v1/me"' in line
+            )
+            assert line.endswith(" 20.0"), line
+        assert "2 worker processes" in (tmp_path / "serve.log").read_text()
+    finally:
+        serve.send_signal(signal.SIGINT)
+        code = serve.wait(timeout=60)
+        log.close()
+    assert code == 0, (tmp_path / "serve.log").read_text()
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{base}/health", timeout=5)

@@ -110,3 +110,16 @@ async def test_every_id_that_can_be_created_can_be_reached(make_caller: MakeCall
         assert refused.status_code == 422 and refused.json()["error"]["field"] == "id", (bad, refused.text)
         thread = await alice.http.post("/v1/threads", json={"id": bad, "topic": "t"})
         assert thread.status_code == 422, (bad, thread.text)
+
+
+async def test_a_body_json_cannot_read_is_a_422_like_any_invalid_json(make_caller: MakeCaller) -> None:
+    """Found by tests/integration/core/test_fuzz.py: bytes that are not UTF-8, or nesting deeper
+    than the parser's recursion limit, got FastAPI's own 400, which no operation documents."""
+    alice = await make_caller()
+    unreadable = [b'{"title": "\xff"}', b"[" * 5000 + b"]" * 5000, b"{"]  # the last: a syntax error
+    for body in unreadable:
+        response = await alice.http.post(
+            "/v1/knowledge", content=body, headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code == 422, (body[:20], response.status_code, response.text)
+        assert response.json()["error"]["code"] == "invalid_input", response.text

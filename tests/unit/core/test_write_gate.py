@@ -21,6 +21,7 @@ ALLOWED = {
     "graph/core/schema.py": "schema statements and re-embedding across all users (guarded per note)",
     "graph/core/principals.py": "API keys: an administrator's act, not a user's memory",
     "graph/core/jobs.py": "a job's own status and lease (creating one is gated)",
+    "graph/core/ratelimit.py": "a key's request counter, not memory; the user's lock would queue reads",
 }
 
 
