@@ -16,7 +16,8 @@ from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
-from api.routes import conversations, core, knowledge
+from api.routes import continuity, conversations, core, knowledge
+from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -41,6 +42,11 @@ class StartupError(RuntimeError):
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Connect to Neo4j (waiting a bounded time), load the embedder, apply the schema."""
     settings: Settings = app.state.settings
+    try:
+        agents = AgentRegistry(settings.agents_file)
+    except AgentConfigError as exc:
+        log.critical(exc.message)
+        raise StartupError(exc.message) from None
     db = Database.from_settings(settings)
     try:
         await db.wait_until_reachable(settings.neo4j_startup_wait_seconds)
@@ -81,6 +87,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         knowledge=knowledge_network,
         conversations=conversation_memory,
         rate_limiter=RateLimiter(db, settings.rate_limit_per_minute),
+        agents=agents,
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -132,5 +139,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(knowledge.router)
     v1.include_router(knowledge.search_router)
     v1.include_router(conversations.router)
+    v1.include_router(continuity.router)
     app.include_router(v1)
     return app

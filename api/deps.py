@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from graph.continuity.agents import AgentRegistry
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -31,6 +32,7 @@ class Services:
     knowledge: KnowledgeNetwork
     conversations: ConversationMemory
     rate_limiter: RateLimiter
+    agents: AgentRegistry
 
 
 def get_services(request: Request) -> Services:

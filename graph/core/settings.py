@@ -164,6 +164,11 @@ class Settings(BaseSettings):
         description="API processes `ctxnet serve` runs behind the one port (uvicorn workers); 0: "
         "one per core, at most 4. Jobs, leases and rate limits live in Neo4j, so they hold across them.",
     )
+    agents_file: Path | None = Field(
+        default=None,
+        description="The agents' YAML configuration (context bridge per agent); without one, "
+        "every agent gets the built-in defaults. See agents.example.yml.",
+    )
     api_key_mode: Literal["required", "disabled"] = Field(
         default="required",
         description="'disabled' makes every request the 'local' human user: for a laptop only.",

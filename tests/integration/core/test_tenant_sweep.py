@@ -19,6 +19,7 @@ EXEMPT = {
     ("get", "/health"): "liveness, no user data",
     ("get", "/ready"): "readiness, no user data",
     ("get", "/v1/me"): "the caller's own principal",
+    ("get", "/v1/agents/{id}"): "the deployment's agent configuration, the same for every user",
 }
 #: Which of alice's ids a `{id}` names, by the path's first segment under /v1.
 RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job"}
