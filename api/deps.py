@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
+from graph.continuity.sessions import SessionService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -33,6 +34,7 @@ class Services:
     conversations: ConversationMemory
     rate_limiter: RateLimiter
     agents: AgentRegistry
+    sessions: SessionService
 
 
 def get_services(request: Request) -> Services:

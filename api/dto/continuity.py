@@ -1,10 +1,13 @@
-"""Request and response bodies of session continuity: agents and their configuration."""
+"""Request and response bodies of session continuity: agents, sessions."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
 
-from api.dto.base import OutModel
+from pydantic import Field, field_validator
+
+from api.dto.base import CamelModel, OutModel, non_blank
+from graph.continuity.sessions import NewSession, SessionEnd
 
 
 class BridgeConfigOut(OutModel):
@@ -29,3 +32,108 @@ class AgentListOut(OutModel):
 
     items: list[AgentOut]
     defaults: BridgeConfigOut = Field(description="The context bridge of agents the file does not name.")
+
+
+class SessionIn(CamelModel):
+    """A session to start."""
+
+    id: str | None = Field(default=None, description="Your id for the session; generated if absent.")
+    agent_id: str | None = Field(default=None, description="The agent; defaults to the key's agent.")
+    topic: str | None = Field(default=None, max_length=500, description="What the session opens on.")
+    opening_message: str | None = Field(
+        default=None, max_length=20_000, description="The user's first message."
+    )
+    thread_id: str | None = Field(default=None, description="A conversation thread of yours it belongs to.")
+
+    def to_domain(self) -> NewSession:
+        return NewSession(
+            id=self.id,
+            agent_id=self.agent_id,
+            topic=self.topic,
+            opening_message=self.opening_message,
+            thread_id=self.thread_id,
+        )
+
+
+class SessionEndIn(CamelModel):
+    """How a session ended."""
+
+    summary: str = Field(max_length=4_000, description="2-4 sentences: what was discussed and decided.")
+    topics: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=50
+    )
+    key_decisions: list[Annotated[str, Field(min_length=1, max_length=2_000)]] = Field(
+        default_factory=list, max_length=50
+    )
+    pending_actions: list[Annotated[str, Field(min_length=1, max_length=2_000)]] = Field(
+        default_factory=list, max_length=100, description="Items left open; each becomes a pending action."
+    )
+    message_count: int = Field(default=0, ge=0, le=1_000_000)
+    duration_minutes: int | None = Field(
+        default=None, ge=0, le=525_600, description="Computed from start and end when absent."
+    )
+
+    @field_validator("summary")
+    @classmethod
+    def _summary(cls, value: str) -> str:
+        return non_blank(value, "summary")
+
+    def to_domain(self) -> SessionEnd:
+        return SessionEnd(
+            summary=self.summary,
+            topics=tuple(self.topics),
+            key_decisions=tuple(self.key_decisions),
+            pending_actions=tuple(self.pending_actions),
+            message_count=self.message_count,
+            duration_minutes=self.duration_minutes,
+        )
+
+
+class PendingActionOut(OutModel):
+    """An item a session left open."""
+
+    id: str
+    text: str
+    status: str
+    carried_count: int
+    created_at: str
+
+
+class SessionOut(OutModel):
+    """A session as stored."""
+
+    id: str
+    agent_id: str
+    topic: str | None = None
+    opening_message: str | None = None
+    thread_id: str | None = None
+    status: str = Field(description="open, or ended.")
+    started_at: str
+    ended_at: str | None = None
+    previous_id: str | None = Field(default=None, description="The agent's session with you before this one.")
+    summary: str | None = None
+    topics: list[str] | None = None
+    key_decisions: list[str] | None = None
+    message_count: int | None = None
+    duration_minutes: int | None = None
+    pending_actions: list[PendingActionOut] = Field(default_factory=list)
+
+
+class SessionStartedOut(OutModel):
+    """The started session."""
+
+    session: SessionOut
+
+
+class SessionEndedOut(OutModel):
+    """The ended session and the pending actions it left open."""
+
+    session: SessionOut
+    pending_actions: list[PendingActionOut]
+
+
+class SessionPageOut(OutModel):
+    """A page of sessions, newest first."""
+
+    items: list[SessionOut]
+    next_cursor: str | None = None

@@ -1,13 +1,27 @@
-"""Session continuity: the agents and their configuration (from the agents YAML file)."""
+"""Session continuity: the agents and their configuration (from the agents YAML file), and
+sessions: started, ended with a summary, chained per agent and user."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
 
-from api.deps import ServicesDep
-from api.dto.continuity import AgentListOut, AgentOut, BridgeConfigOut
+from api.deps import PrincipalDep, ServicesDep
+from api.dto.base import dump
+from api.dto.continuity import (
+    AgentListOut,
+    AgentOut,
+    BridgeConfigOut,
+    SessionEndedOut,
+    SessionEndIn,
+    SessionIn,
+    SessionOut,
+    SessionPageOut,
+    SessionStartedOut,
+)
+from api.dto.errors import BODY, answers
 from graph.core.values import check_id
 
 router = APIRouter(tags=["continuity"])
@@ -29,3 +43,61 @@ async def list_agents(services: ServicesDep) -> AgentListOut:
 async def get_agent(id: AgentId, services: ServicesDep) -> AgentOut:  # noqa: A002 - the API's name
     """An agent's configuration: its entry in the file, or the defaults (`configured: false`)."""
     return AgentOut.model_validate(services.agents.get(check_id(id)).model_dump())
+
+
+SessionId = Annotated[str, Path(description="The session's id.")]
+
+
+@router.post(
+    "/sessions",
+    status_code=201,
+    response_model=SessionStartedOut,
+    responses=answers(
+        404, 409, *BODY, also=(200, "the id existed already with the same request", SessionStartedOut)
+    ),
+)
+async def start_session(body: SessionIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Start a session of an agent (the key's, unless `agentId` names one) with you; it follows
+    that agent's previous session with you. 404 names `threadId` if that thread is not yours."""
+    session, created = await services.sessions.start(principal, body.to_domain())
+    out = SessionStartedOut.model_validate({"session": session})
+    return JSONResponse(dump(out), status_code=201 if created else 200)
+
+
+@router.post(
+    "/sessions/{id}/end",
+    response_model=SessionEndedOut,
+    responses=answers(404, 409, *BODY),
+)
+async def end_session(
+    id: SessionId,  # noqa: A002 - the API's name
+    body: SessionEndIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """End a session with its summary; its pending actions stay open until resolved. The same
+    end repeated answers the same; another end of an ended session is a 409."""
+    session, _ = await services.sessions.end(principal, id, body.to_domain())
+    out = SessionEndedOut.model_validate({"session": session, "pendingActions": session["pendingActions"]})
+    return JSONResponse(dump(out))
+
+
+@router.get("/sessions", response_model=SessionPageOut, response_model_by_alias=True)
+async def list_sessions(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Your sessions (one agent's, with `agentId`), newest first."""
+    items, next_cursor = await services.sessions.list_sessions(
+        principal, agent_id=agent_id, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(SessionPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/sessions/{id}", response_model=SessionOut, responses=answers(404))
+async def get_session(id: SessionId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """One of your sessions, with the pending actions it left open."""
+    return JSONResponse(dump(SessionOut.model_validate(await services.sessions.get(principal, id))))

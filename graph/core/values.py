@@ -31,7 +31,9 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 _CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
 
 #: Keys whose values the queries return as epoch milliseconds; they leave as ISO-8601 strings.
-TIME_KEYS = frozenset({"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt"})
+TIME_KEYS = frozenset(
+    {"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt", "endedAt"}
+)
 
 
 def check_id(value: str, field: str = "id") -> str:

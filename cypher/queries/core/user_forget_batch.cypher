@@ -15,6 +15,12 @@ CALL () {
   UNION ALL
   MATCH (n:Job) WHERE n.userId = $userId RETURN n
   UNION ALL
+  MATCH (n:Session) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:PendingAction) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Agent) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

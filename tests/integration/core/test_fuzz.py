@@ -53,7 +53,7 @@ MAX_EXAMPLES = 10
 #: Exactly these checks: a 5xx, or a status, content type or body the document does not declare.
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 #: Which of this user's ids a ``{id}`` names, by the path's first segment under /v1.
-RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job"}
+RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job", "sessions": "session"}
 
 #: The keys of an OpenAPI path item that are operations.
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -82,7 +82,7 @@ def hypothesis_home(tmp_path: Path) -> Iterator[None]:
 
 
 async def seed(caller: Caller) -> dict[str, str]:
-    """A thread with a message, and the job that extracts from it, both the caller's."""
+    """A thread with a message, the job that extracts from it, and a session, all the caller's."""
     thread = f"fuzz-thread-{uuid.uuid4().hex[:8]}"
     made = await caller.http.post("/v1/threads", json={"id": thread, "topic": "tea"})
     assert made.status_code == 201, made.text
@@ -90,7 +90,9 @@ async def seed(caller: Caller) -> dict[str, str]:
     assert (await caller.http.post(f"/v1/threads/{thread}/messages", json=said)).status_code == 201
     extract = await caller.http.post(f"/v1/threads/{thread}/extract")
     assert extract.status_code == 202, extract.text
-    return {"thread": thread, "job": extract.json()["jobId"]}
+    session = await caller.http.post("/v1/sessions", json={"agentId": "fuzz-agent", "topic": "tea"})
+    assert session.status_code == 201, session.text
+    return {"thread": thread, "job": extract.json()["jobId"], "session": session.json()["session"]["id"]}
 
 
 def fuzz(base_url: str, key: str, ids: dict[str, str]) -> tuple[list[str], Counter[str], dict[str, str]]:

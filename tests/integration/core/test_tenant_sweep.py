@@ -22,7 +22,7 @@ EXEMPT = {
     ("get", "/v1/agents/{id}"): "the deployment's agent configuration, the same for every user",
 }
 #: Which of alice's ids a `{id}` names, by the path's first segment under /v1.
-RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job"}
+RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job", "sessions": "session"}
 #: Which of alice's ids other path parameters and id-like body fields name.
 NAMED = {
     "target_id": "note2",
@@ -79,6 +79,8 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         "/v1/knowledge",
         "/v1/insights",
         f"/v1/jobs/{ids['job']}",
+        f"/v1/sessions/{ids['session']}",
+        "/v1/sessions",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -112,6 +114,11 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
         if (await alice.http.get(f"/v1/jobs/{ids['job']}")).json()["status"] in ("done", "failed"):
             break
         await asyncio.sleep(0.05)
+    ids["session"] = f"session-{tag}"
+    session = {"id": ids["session"], "agentId": "helper", "topic": f"{token} tea", "threadId": ids["thread"]}
+    assert (await alice.http.post("/v1/sessions", json=session)).status_code == 201
+    end = {"summary": f"We chose {token}.", "pendingActions": [f"Follow up on {token}"]}
+    assert (await alice.http.post(f"/v1/sessions/{ids['session']}/end", json=end)).status_code == 200
     before = await snapshot(alice, ids)
 
     document = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()

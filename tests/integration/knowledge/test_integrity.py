@@ -285,5 +285,5 @@ async def test_forgetting_reads_only_the_users_own_nodes(db: Database) -> None:
     scans = [op for op in operators if "AllNodesScan" in op or "NodeByLabelScan" in op]
     assert not scans, operators
     # One index seek per label a user's data has (Knowledge, MergedNote, Message, Insight,
-    # Thread, Job, RateWindow, ApiKey).
-    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 8, operators
+    # Thread, Job, Session, PendingAction, Agent, RateWindow, ApiKey).
+    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 11, operators
