@@ -18,6 +18,7 @@ from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
 from api.routes import continuity, conversations, core, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
+from graph.continuity.pending import PendingActionService
 from graph.continuity.sessions import SessionService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
@@ -90,6 +91,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rate_limiter=RateLimiter(db, settings.rate_limit_per_minute),
         agents=agents,
         sessions=SessionService(db),
+        pending_actions=PendingActionService(db),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

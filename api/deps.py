@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
+from graph.continuity.pending import PendingActionService
 from graph.continuity.sessions import SessionService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -35,6 +36,7 @@ class Services:
     rate_limiter: RateLimiter
     agents: AgentRegistry
     sessions: SessionService
+    pending_actions: PendingActionService
 
 
 def get_services(request: Request) -> Services:

@@ -3,7 +3,7 @@ sessions: started, ended with a summary, chained per agent and user."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
@@ -14,6 +14,10 @@ from api.dto.continuity import (
     AgentListOut,
     AgentOut,
     BridgeConfigOut,
+    CarryIn,
+    PendingActionItemOut,
+    PendingActionListOut,
+    ResolutionIn,
     SessionEndedOut,
     SessionEndIn,
     SessionIn,
@@ -101,3 +105,55 @@ async def list_sessions(
 async def get_session(id: SessionId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
     """One of your sessions, with the pending actions it left open."""
     return JSONResponse(dump(SessionOut.model_validate(await services.sessions.get(principal, id))))
+
+
+ActionId = Annotated[str, Path(description="The pending action's id.")]
+
+
+@router.get("/pending-actions", response_model=PendingActionListOut, response_model_by_alias=True)
+async def list_pending_actions(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    status: Literal["open", "done"] = "open",
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+) -> JSONResponse:
+    """Your pending actions (open ones unless `status=done`), oldest first, each with the
+    session it came from and the one it belongs to now."""
+    items = await services.pending_actions.list_actions(
+        principal, status=status, agent_id=agent_id, limit=limit
+    )
+    return JSONResponse(dump(PendingActionListOut.model_validate({"items": items})))
+
+
+@router.post(
+    "/pending-actions/{id}/ack",
+    response_model=PendingActionItemOut,
+    responses=answers(404, 409, *BODY),
+)
+async def acknowledge_pending_action(
+    id: ActionId,  # noqa: A002 - the API's name
+    body: ResolutionIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Acknowledge and clear it with its resolution (the same again answers the same)."""
+    action = await services.pending_actions.resolve(principal, id, body.resolution)
+    return JSONResponse(dump(PendingActionItemOut.model_validate(action)))
+
+
+@router.post(
+    "/pending-actions/{id}/carry",
+    response_model=PendingActionItemOut,
+    responses=answers(404, 409, *BODY),
+)
+async def carry_pending_action(
+    id: ActionId,  # noqa: A002 - the API's name
+    body: CarryIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Carry it forward into an open session of yours: it belongs to that session from now
+    on, and `carriedCount` goes up by one."""
+    action = await services.pending_actions.carry(principal, id, body.session_id)
+    return JSONResponse(dump(PendingActionItemOut.model_validate(action)))

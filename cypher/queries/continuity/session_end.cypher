@@ -15,7 +15,7 @@ CALL (s) {
   CREATE (p:PendingAction {
     userId: $userId, id: action.id, text: action.text, position: action.position, status: 'open',
     carriedCount: 0,
-    sessionId: s.id, agentId: s.agentId, createdAt: datetime()
+    sessionId: s.id, originSessionId: s.id, agentId: s.agentId, createdAt: datetime()
   })
   CREATE (s)-[:LEFT_OPEN]->(p)
 }

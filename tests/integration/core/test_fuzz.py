@@ -53,7 +53,13 @@ MAX_EXAMPLES = 10
 #: Exactly these checks: a 5xx, or a status, content type or body the document does not declare.
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 #: Which of this user's ids a ``{id}`` names, by the path's first segment under /v1.
-RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job", "sessions": "session"}
+RESOURCES = {
+    "knowledge": "note",
+    "threads": "thread",
+    "jobs": "job",
+    "sessions": "session",
+    "pending-actions": "pending",
+}
 
 #: The keys of an OpenAPI path item that are operations.
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -92,7 +98,16 @@ async def seed(caller: Caller) -> dict[str, str]:
     assert extract.status_code == 202, extract.text
     session = await caller.http.post("/v1/sessions", json={"agentId": "fuzz-agent", "topic": "tea"})
     assert session.status_code == 201, session.text
-    return {"thread": thread, "job": extract.json()["jobId"], "session": session.json()["session"]["id"]}
+    ended = await caller.http.post("/v1/sessions", json={"agentId": "fuzz-agent", "topic": "coffee"})
+    end = {"summary": "We talked.", "pendingActions": ["Buy tea"]}
+    left = await caller.http.post(f"/v1/sessions/{ended.json()['session']['id']}/end", json=end)
+    assert left.status_code == 200, left.text
+    return {
+        "thread": thread,
+        "job": extract.json()["jobId"],
+        "session": session.json()["session"]["id"],
+        "pending": left.json()["pendingActions"][0]["id"],
+    }
 
 
 def fuzz(base_url: str, key: str, ids: dict[str, str]) -> tuple[list[str], Counter[str], dict[str, str]]:

@@ -22,7 +22,13 @@ EXEMPT = {
     ("get", "/v1/agents/{id}"): "the deployment's agent configuration, the same for every user",
 }
 #: Which of alice's ids a `{id}` names, by the path's first segment under /v1.
-RESOURCES = {"knowledge": "note", "threads": "thread", "jobs": "job", "sessions": "session"}
+RESOURCES = {
+    "knowledge": "note",
+    "threads": "thread",
+    "jobs": "job",
+    "sessions": "session",
+    "pending-actions": "pending",
+}
 #: Which of alice's ids other path parameters and id-like body fields name.
 NAMED = {
     "target_id": "note2",
@@ -30,6 +36,7 @@ NAMED = {
     "sourceId": "note",
     "targetId": "note2",
     "threadId": "thread2",
+    "sessionId": "session",
 }
 
 
@@ -81,6 +88,7 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         f"/v1/jobs/{ids['job']}",
         f"/v1/sessions/{ids['session']}",
         "/v1/sessions",
+        "/v1/pending-actions",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -118,7 +126,9 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
     session = {"id": ids["session"], "agentId": "helper", "topic": f"{token} tea", "threadId": ids["thread"]}
     assert (await alice.http.post("/v1/sessions", json=session)).status_code == 201
     end = {"summary": f"We chose {token}.", "pendingActions": [f"Follow up on {token}"]}
-    assert (await alice.http.post(f"/v1/sessions/{ids['session']}/end", json=end)).status_code == 200
+    ended = await alice.http.post(f"/v1/sessions/{ids['session']}/end", json=end)
+    assert ended.status_code == 200
+    ids["pending"] = ended.json()["pendingActions"][0]["id"]
     before = await snapshot(alice, ids)
 
     document = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()

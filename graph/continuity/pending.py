@@ -1,0 +1,102 @@
+"""Pending actions: what a session left open, surfaced until someone resolves it.
+
+Each is a node of its own, left open by the session that ended with it (``LEFT_OPEN``).
+It is acknowledged and cleared with a resolution, or carried forward into a later session,
+which it then belongs to (``CARRIES``), counting how often it was carried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.core.db import Database, Row
+from graph.core.errors import Conflict, NotFound
+from graph.core.gate import Gated, WriteGate
+from graph.core.principals import Principal
+from graph.core.values import check_id, plain
+
+STATUSES = ("open", "done")
+
+
+class PendingActionService:
+    """The calling user's pending actions."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._gate = WriteGate(db)
+
+    async def list_actions(
+        self,
+        principal: Principal,
+        *,
+        status: str | None = "open",
+        agent_id: str | None = None,
+        limit: int = 200,
+    ) -> list[dict[str, Any]]:
+        """Pending actions, oldest first (open ones unless ``status`` says otherwise)."""
+        rows = await self._db.read(
+            "queries/continuity/pending_actions_list",
+            userId=principal.user_id,
+            ids=None,
+            status=status,
+            agentId=check_id(agent_id, "agentId") if agent_id else None,
+            limit=limit,
+        )
+        return [plain(row["action"]) for row in rows]
+
+    @staticmethod
+    async def _one(gated: Gated, action_id: str) -> dict[str, Any]:
+        rows = await gated.run(
+            "queries/continuity/pending_actions_list", ids=[action_id], status=None, agentId=None, limit=1
+        )
+        if not rows:
+            raise NotFound(f"no pending action {action_id!r}")
+        action: dict[str, Any] = plain(rows[0]["action"])
+        return action
+
+    async def resolve(self, principal: Principal, action_id: str, resolution: str) -> dict[str, Any]:
+        """Acknowledge and clear an open action; the same resolution again answers the same,
+        another one of a cleared action is a :class:`Conflict`."""
+        action_id = check_id(action_id)
+
+        async def work(gated: Gated) -> dict[str, Any]:
+            action = await self._one(gated, action_id)
+            if action["status"] == "done":
+                if action.get("resolution") != resolution:
+                    raise Conflict(
+                        f"pending action {action_id!r} was already cleared with another resolution"
+                    )
+                return action
+            await gated.run(
+                "queries/continuity/pending_action_resolve",
+                id=action_id,
+                resolution=resolution,
+                role=principal.role.value,
+                agentId=principal.agent_id,
+            )
+            return await self._one(gated, action_id)
+
+        return await self._gate.write(principal.user_id, work)
+
+    async def carry(self, principal: Principal, action_id: str, session_id: str) -> dict[str, Any]:
+        """Carry an open action forward into an open session of the user's."""
+        action_id = check_id(action_id)
+        session_id = check_id(session_id, "sessionId")
+
+        async def work(gated: Gated) -> dict[str, Any]:
+            action = await self._one(gated, action_id)
+            sessions: list[Row] = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+            if not sessions:
+                raise NotFound(f"no session {session_id!r}", field="sessionId")
+            if action["status"] != "open":
+                raise Conflict(f"pending action {action_id!r} is cleared; only open ones are carried")
+            if sessions[0]["session"]["status"] != "open":
+                raise Conflict(
+                    f"session {session_id!r} has ended; carry into an open session", field="sessionId"
+                )
+            if action["sessionId"] == session_id:
+                return action  # already there: carrying again changes nothing
+            await gated.run("queries/continuity/pending_action_carry", id=action_id, sessionId=session_id)
+            return await self._one(gated, action_id)
+
+        return await self._gate.write(principal.user_id, work)
