@@ -28,7 +28,7 @@ HTTP_REQUESTS = Counter(
 )
 HTTP_SECONDS = Histogram(
     "ctxnet_http_request_duration_seconds",
-    "Time from a request's arrival to its answer's first byte, by route template and method.",
+    "Time from a request's arrival to the end of its answer, by route template and method.",
     ["route", "method"],
     buckets=LATENCY_BUCKETS,
 )
