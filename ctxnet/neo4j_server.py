@@ -65,6 +65,16 @@ JVM_FLAGS = (
 )
 
 
+def new_password() -> str:
+    """A random password for a first start. Never one that begins with ``-``: Neo4j's admin
+    tool would read it as an option and refuse to set it (a 1-in-64 failure of a fresh
+    clone's first start, seen once in CI)."""
+    while True:
+        password = secrets.token_urlsafe(24)
+        if not password.startswith("-"):
+            return password
+
+
 @dataclass(frozen=True)
 class Neo4jStatus:
     """What ``ctxnet neo4j status`` reports."""
@@ -266,7 +276,7 @@ class LocalNeo4j:
         """
         if (self.data / "dbms" / "auth.ini").exists():
             return
-        password = self.settings.resolved_neo4j_password() or secrets.token_urlsafe(24)
+        password = self.settings.resolved_neo4j_password() or new_password()
         argument_file = self.run / "initial-password.args"
         fd = os.open(argument_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

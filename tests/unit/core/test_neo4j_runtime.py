@@ -153,3 +153,14 @@ def test_a_server_that_dies_under_serve_is_reaped_and_logged(
     assert local._process.returncode == 3
     assert not Path(f"/proc/{local._process.pid}").exists(), "reaped, not a zombie"
     assert any("exited with code 3" in r.getMessage() for r in caplog.records)
+
+
+def test_a_generated_password_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neo4j's admin tool takes a password that begins with '-' for an option and refuses it."""
+    from ctxnet import neo4j_server
+
+    drawn = iter(["-leading-dash", "_fine-one"])
+    monkeypatch.setattr(neo4j_server.secrets, "token_urlsafe", lambda _: next(drawn))
+    assert neo4j_server.new_password() == "_fine-one"
+    monkeypatch.undo()
+    assert not any(neo4j_server.new_password().startswith("-") for _ in range(2_000))
