@@ -18,6 +18,7 @@ from graph.core.settings import Settings
 from tests.support.servers import free_port
 
 RESULTS = Path(__file__).resolve().parent / "results"
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -69,6 +70,18 @@ def save(name: str, figures: dict[str, Any]) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({"machine": machine(), "figures": figures}, indent=2) + "\n")
     return path
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes (and of their reaped children) so far."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / TICK  # utime stime cutime cstime
+    return total
 
 
 def rss_mib(pid: int) -> float:

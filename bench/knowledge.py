@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 from neo4j import GraphDatabase
 
-from bench.common import machine, private_neo4j, save, summary_ms
+from bench.common import cpu_seconds, machine, private_neo4j, save, summary_ms
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database, QuietList
 from graph.core.principals import ApiKeys, Role
@@ -153,16 +151,10 @@ def settle(local: LocalNeo4j, quiet_share: float = 0.05, timeout: float = 180.0)
     if pid is None:
         return 0.0
     started = time.monotonic()
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu_seconds() -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / tick
-
     while time.monotonic() - started < timeout:
-        before = cpu_seconds()
+        before = cpu_seconds([pid])
         time.sleep(2.0)
-        if (cpu_seconds() - before) / 2.0 < quiet_share:
+        if (cpu_seconds([pid]) - before) / 2.0 < quiet_share:
             break
     return round(time.monotonic() - started, 1)
 
@@ -232,6 +224,20 @@ def write_comparison(
     }
 
 
+def search_1_params(user: str) -> dict[str, Any]:
+    """The parameters the API passes ``queries/knowledge/search_1`` for a hybrid top-10 with
+    one hop of expansion over 100 index candidates (all but the vector and the Lucene query)."""
+    from graph.knowledge.models import ALL_REL_TYPES
+    from graph.knowledge.search import RRF_K
+
+    return {
+        "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
+        "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
+        "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
+        "tags": None, "createdAfter": None, "createdBefore": None,
+    }  # fmt: skip
+
+
 def search_latency(
     client: httpx.Client, settings: Settings, corpus: Corpus, user: str, runs: int = 300
 ) -> dict[str, Any]:
@@ -244,19 +250,13 @@ def search_latency(
     than the others; 50 rounds of warm-up come first.
     """
     from graph.core.cypher import cypher_text
-    from graph.knowledge.models import ALL_REL_TYPES
-    from graph.knowledge.search import RRF_K, lucene_query
+    from graph.knowledge.search import lucene_query
 
     queries, topics = corpus.notes(runs)
     texts = [corpus.text(t, 3) for t in topics]
     warm_up, warm_topics = corpus.notes(50)
     search_query = cypher_text("queries/knowledge/search_1")
-    fixed: dict[str, Any] = {
-        "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
-        "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
-        "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
-        "tags": None, "createdAfter": None, "createdBefore": None,
-    }  # fmt: skip
+    fixed = search_1_params(user)
     timings: dict[str, list[float]] = {"api": [], "client": [], "raw": [], "same": []}
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
     with GraphDatabase.driver(

@@ -47,15 +47,14 @@ import httpx
 import neo4j
 import numpy as np
 
-from bench.common import machine, percentile, private_neo4j, save
-from bench.knowledge import Corpus, _forget, _key, api_edges, post_batch, settle
+from bench.common import cpu_seconds, machine, percentile, private_neo4j, save
+from bench.knowledge import Corpus, _forget, _key, api_edges, post_batch, search_1_params, settle
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
 from graph.core.embeddings import LocalEmbedder, _package_dir
 from graph.core.settings import Settings
 from graph.core.vectors import score_from_cosine
-from graph.knowledge.models import ALL_REL_TYPES
-from graph.knowledge.search import RRF_K, lucene_query, tenant_key
+from graph.knowledge.search import lucene_query, tenant_key
 from tests.support.servers import ApiProcess
 
 NOTES = 10_000
@@ -63,7 +62,6 @@ NOTES = 10_000
 TEXTS = 2_000
 MIX = (("search", 0.7), ("create", 0.2), ("read", 0.1))
 P99_GOAL_MS = 100.0
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -95,18 +93,6 @@ class Step:
         return (
             self.errors == 0 and bool(self.latencies_ms) and percentile(self.latencies_ms, 99) <= P99_GOAL_MS
         )
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of these processes and their children so far."""
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(f) for f in fields[11:15]) / TICK  # utime stime cutime cstime
-    return total
 
 
 def children(pid: int) -> list[int]:
@@ -336,12 +322,7 @@ def raw_caller(
     twins = cypher_text("queries/knowledge/twins_index")
     create = cypher_text("queries/knowledge/notes_create")
     read = cypher_text("queries/knowledge/notes_by_ids")
-    fixed: dict[str, Any] = {
-        "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
-        "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
-        "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
-        "tags": None, "createdAfter": None, "createdBefore": None,
-    }  # fmt: skip
+    fixed = search_1_params(user)
     made = 0
 
     async def create_tx(tx: neo4j.AsyncManagedTransaction, n: int, node_id: str) -> None:
