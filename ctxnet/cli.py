@@ -385,30 +385,21 @@ def serve(
             f"{workers} worker process{'es' if workers > 1 else ''})"
         )
         sys.stdout.flush()
-        if workers == 1:
-            uvicorn.run(
-                create_app(settings),
-                host=settings.api_host,
-                port=settings.api_port,
-                log_config=None,
-                access_log=False,
-            )
-        else:
+        if workers > 1:
             # Each worker builds its app from the environment; their metrics meet in one folder.
             metrics = settings.data_dir / "run" / "prometheus"
             shutil.rmtree(metrics, ignore_errors=True)
             metrics.mkdir(parents=True)
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
-            os.environ["CTXNET_API_WORKERS"] = str(workers)
-            uvicorn.run(
-                "api.app:create_app",
-                factory=True,
-                workers=workers,
-                host=settings.api_host,
-                port=settings.api_port,
-                log_config=None,
-                access_log=False,
-            )
+        uvicorn.run(
+            create_app(settings) if workers == 1 else "api.app:create_app",
+            factory=workers > 1,
+            workers=workers,
+            host=settings.api_host,
+            port=settings.api_port,
+            log_config=None,
+            access_log=False,
+        )
     finally:
         if started:
             typer.echo("stopping the Neo4j this command started ...")

@@ -73,6 +73,15 @@ class ApiProcess:
             time.sleep(0.2)
         raise RuntimeError(f"API not ready after {timeout}s:\n{self.log()}")
 
+    def exit_code(self, timeout: float) -> int:
+        """Wait for the process to end by itself (a start-up it refused) and return its code;
+        it is stopped in any case, also when it does not end in time."""
+        assert self.process is not None
+        try:
+            return self.process.wait(timeout=timeout)
+        finally:
+            self.stop()
+
     def log(self) -> str:
         """Everything the process printed so far."""
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -103,10 +103,5 @@ def test_a_bad_file_stops_start_up_naming_line_and_field(neo4j_server: None, tmp
     path = tmp_path / "agents.yml"
     path.write_text("agents:\n  - id: helper\n    contextBridge:\n      includeProfil: true\n")
     api = ApiProcess(tmp_path / "api.log", {"CTXNET_AGENTS_FILE": str(path)}).start()
-    assert api.process is not None
-    try:
-        code = api.process.wait(timeout=120)
-    finally:
-        api.stop()
-    assert code != 0
+    assert api.exit_code(timeout=120) != 0
     assert "line 4: agents.0.contextBridge.includeProfil: Extra inputs are not permitted" in api.log()

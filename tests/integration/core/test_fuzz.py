@@ -46,20 +46,13 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.resources import RESOURCES
 from tests.support.servers import ApiProcess
 
 #: Generated cases per operation (schema-valid and schema-invalid together).
 MAX_EXAMPLES = 10
 #: Exactly these checks: a 5xx, or a status, content type or body the document does not declare.
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-#: Which of this user's ids a ``{id}`` names, by the path's first segment under /v1.
-RESOURCES = {
-    "knowledge": "note",
-    "threads": "thread",
-    "jobs": "job",
-    "sessions": "session",
-    "pending-actions": "pending",
-}
 
 #: The keys of an OpenAPI path item that are operations.
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}

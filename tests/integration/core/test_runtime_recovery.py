@@ -163,12 +163,7 @@ def test_api_exits_with_a_clear_message_when_neo4j_never_answers(tmp_path: Path)
         "CTXNET_NEO4J_STARTUP_WAIT_SECONDS": "3",
     }
     api = ApiProcess(tmp_path / "api.log", env).start()
-    assert api.process is not None
-    try:
-        code = api.process.wait(timeout=60)
-    finally:
-        api.stop()
-    assert code != 0
+    assert api.exit_code(timeout=60) != 0
     assert "did not answer within 3s" in api.log()
 
 
@@ -181,11 +176,7 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
         await migrate(private_db, 384)
 
     api = ApiProcess(tmp_path / "api.log", _env(private_settings)).start()
-    assert api.process is not None
-    try:
-        assert api.process.wait(timeout=90) != 0
-    finally:
-        api.stop()
+    assert api.exit_code(timeout=90) != 0
     assert "ctxnet db reembed" in api.log()
 
     # Re-embedding resizes the indexes and recomputes the old vectors; then the schema fits again.

@@ -2,7 +2,8 @@
 another user against alice's data. An operation on one of alice's ids answers 404; no
 answer of any operation carries alice's data; and afterwards alice's data is exactly as it
 was. A new endpoint is swept the day it is added; one the sweep cannot place fails the test
-until it is taught how (RESOURCES) or exempted with a reason (EXEMPT)."""
+until it is taught how (RESOURCES, in tests/support/resources.py) or exempted with a reason
+(EXEMPT)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import httpx
 
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.resources import RESOURCES
 
 #: Operations with nothing of a user's to leak, and why.
 EXEMPT = {
@@ -20,14 +22,6 @@ EXEMPT = {
     ("get", "/ready"): "readiness, no user data",
     ("get", "/v1/me"): "the caller's own principal",
     ("get", "/v1/agents/{id}"): "the deployment's agent configuration, the same for every user",
-}
-#: Which of alice's ids a `{id}` names, by the path's first segment under /v1.
-RESOURCES = {
-    "knowledge": "note",
-    "threads": "thread",
-    "jobs": "job",
-    "sessions": "session",
-    "pending-actions": "pending",
 }
 #: Which of alice's ids other path parameters and id-like body fields name.
 NAMED = {
