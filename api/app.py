@@ -18,8 +18,11 @@ from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
 from api.routes import continuity, conversations, core, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
+from graph.continuity.bridge import BridgeService
 from graph.continuity.pending import PendingActionService
+from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
+from graph.continuity.tokens import TokenCounter
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -92,6 +95,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         agents=agents,
         sessions=SessionService(db),
         pending_actions=PendingActionService(db),
+        bridge=BridgeService(
+            db,
+            embedder,
+            agents,
+            knowledge_network.retrieval,
+            conversation_memory.insights,
+            await asyncio.to_thread(TokenCounter),
+            min_similarity=settings.bridge_min_similarity,
+        ),
+        profile=ProfileService(db, conversation_memory.insights),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

@@ -9,7 +9,9 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
+from graph.continuity.bridge import BridgeService
 from graph.continuity.pending import PendingActionService
+from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -37,6 +39,8 @@ class Services:
     agents: AgentRegistry
     sessions: SessionService
     pending_actions: PendingActionService
+    bridge: BridgeService
+    profile: ProfileService
 
 
 def get_services(request: Request) -> Services:

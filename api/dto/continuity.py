@@ -1,13 +1,17 @@
-"""Request and response bodies of session continuity: agents, sessions."""
+"""Request and response bodies of session continuity: agents, sessions, pending actions, the
+context bridge and the user profile."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from api.dto.base import CamelModel, OutModel, non_blank
 from graph.continuity.sessions import NewSession, SessionEnd
+
+#: A preference's value: a JSON scalar (strings at most 2,000 characters).
+PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
 
 
 class BridgeConfigOut(OutModel):
@@ -17,6 +21,7 @@ class BridgeConfigOut(OutModel):
     recent_sessions: int = Field(description="Past sessions with the user the bridge includes.")
     include_profile: bool = Field(description="Whether the user's profile is included.")
     token_budget: int = Field(description="Most tokens the bridge block may use.")
+    memory_matches: int = Field(description="Most notes and insights on the opening topic it includes.")
 
 
 class AgentOut(OutModel):
@@ -119,12 +124,6 @@ class SessionOut(OutModel):
     pending_actions: list[PendingActionOut] = Field(default_factory=list)
 
 
-class SessionStartedOut(OutModel):
-    """The started session."""
-
-    session: SessionOut
-
-
 class SessionEndedOut(OutModel):
     """The ended session and the pending actions it left open."""
 
@@ -175,3 +174,145 @@ class CarryIn(CamelModel):
     """The session a pending action is carried into."""
 
     session_id: str
+
+
+class BridgeIn(CamelModel):
+    """What to assemble the bridge for."""
+
+    agent_id: str | None = Field(default=None, description="The agent; defaults to the key's agent.")
+    topic: str | None = Field(
+        default=None, max_length=20_000, description="The opening topic: what memory is found for."
+    )
+    token_budget: int | None = Field(
+        default=None, ge=50, le=100_000, description="Most tokens of the block; the agent's budget if absent."
+    )
+
+
+class BridgeSessionOut(OutModel):
+    """An earlier session as the bridge carries it over."""
+
+    id: str
+    summary: str
+    topics: list[str] | None = None
+    key_decisions: list[str] | None = None
+    message_count: int | None = None
+    duration_minutes: int | None = None
+    started_at: str
+    ended_at: str | None = None
+
+
+class BridgePendingOut(OutModel):
+    """An open pending action as the bridge surfaces it."""
+
+    id: str
+    text: str
+    carried_count: int
+    session_id: str
+    origin_session_id: str
+    created_at: str
+
+
+class BridgeMemoryOut(OutModel):
+    """A note or insight on the opening topic."""
+
+    kind: Literal["note", "insight"]
+    id: str
+    content: str
+    type: str
+    confidence: float | None = None
+    title: str | None = Field(default=None, description="Notes only.")
+    thread_id: str | None = Field(default=None, description="Insights only: the thread it came from.")
+    extracted_at: str | None = Field(default=None, description="Insights only.")
+    relevance: float = Field(description="Reciprocal-rank relevance (1.0 for the first of a search).")
+
+
+class ProfileSummaryOut(OutModel):
+    """The user profile as the bridge includes it."""
+
+    background: str | None = None
+    preferences: dict[str, PreferenceValue]
+    sources: dict[str, str] = Field(description="For preferences promoted from an insight: its id.")
+
+
+class BridgeSectionsOut(OutModel):
+    """What the block holds, as data (only what it kept)."""
+
+    recent_sessions: list[BridgeSessionOut]
+    pending_actions: list[BridgePendingOut]
+    memory: list[BridgeMemoryOut]
+    profile: ProfileSummaryOut | None = None
+
+
+class DroppedOut(OutModel):
+    """An item left out to fit the token budget."""
+
+    section: Literal["recentSessions", "pendingActions", "memory", "profile"]
+    id: str
+    tokens: int = Field(description="What it would have taken.")
+
+
+class BridgeOut(OutModel):
+    """The context bridge: one system-level block, and its content as sections."""
+
+    agent_id: str
+    enabled: bool
+    reason: str | None = Field(default=None, description="Why there is no block (a disabled agent).")
+    topic: str | None = None
+    text: str | None = Field(default=None, description="The block, markdown; absent when disabled.")
+    sections: BridgeSectionsOut
+    tokens: int = Field(description="Tokens of `text`, counted with `tokenizer`.")
+    token_budget: int
+    tokenizer: str = Field(description="What tokens are counted with (offline).")
+    dropped: list[DroppedOut] = Field(description="What was left out to fit the budget, in that order.")
+
+
+class PreferenceSourceOut(OutModel):
+    """Where a preference came from."""
+
+    insight_id: str | None = Field(default=None, description="The insight it was promoted from.")
+    thread_id: str | None = None
+    set_by_role: str | None = None
+    set_by_agent: str | None = None
+    set_at: str | None = None
+
+
+class ProfileOut(OutModel):
+    """The user profile (tier-3 memory)."""
+
+    preferences: dict[str, PreferenceValue]
+    background: str | None = None
+    sources: dict[str, PreferenceSourceOut] = Field(description="Per preference: who set it, from what.")
+    updated_at: str | None = None
+
+
+PreferenceName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class ProfileIn(CamelModel):
+    """The whole profile."""
+
+    preferences: dict[PreferenceName, PreferenceValue] = Field(default_factory=dict, max_length=200)
+    background: str | None = Field(default=None, max_length=8_000)
+
+
+class ProfilePatchIn(CamelModel):
+    """Changes to the profile: a preference set to null is removed; background only if given."""
+
+    preferences: dict[PreferenceName, PreferenceValue | None] = Field(default_factory=dict, max_length=200)
+    background: str | None = Field(default=None, max_length=8_000)
+
+
+class PromoteIn(CamelModel):
+    """Preference insights to promote into the profile."""
+
+    insight_ids: list[str] = Field(min_length=1, max_length=100)
+    names: dict[str, PreferenceName] = Field(
+        default_factory=dict, description="insightId → preference name; else named after what it states."
+    )
+
+
+class SessionStartedOut(OutModel):
+    """The started session and its context bridge."""
+
+    session: SessionOut
+    bridge: BridgeOut

@@ -14,9 +14,15 @@ from api.dto.continuity import (
     AgentListOut,
     AgentOut,
     BridgeConfigOut,
+    BridgeIn,
+    BridgeOut,
     CarryIn,
     PendingActionItemOut,
     PendingActionListOut,
+    ProfileIn,
+    ProfileOut,
+    ProfilePatchIn,
+    PromoteIn,
     ResolutionIn,
     SessionEndedOut,
     SessionEndIn,
@@ -62,9 +68,13 @@ SessionId = Annotated[str, Path(description="The session's id.")]
 )
 async def start_session(body: SessionIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Start a session of an agent (the key's, unless `agentId` names one) with you; it follows
-    that agent's previous session with you. 404 names `threadId` if that thread is not yours."""
+    that agent's previous session with you. The answer carries the session's context bridge,
+    assembled for its topic and opening message (see `POST /v1/context/bridge`). 404 names
+    `threadId` if that thread is not yours."""
     session, created = await services.sessions.start(principal, body.to_domain())
-    out = SessionStartedOut.model_validate({"session": session})
+    opening = " ".join(t for t in (session.get("topic"), session.get("openingMessage")) if t)
+    bridge = await services.bridge.assemble(principal, agent_id=session["agentId"], topic=opening or None)
+    out = SessionStartedOut.model_validate({"session": session, "bridge": bridge})
     return JSONResponse(dump(out), status_code=201 if created else 200)
 
 
@@ -157,3 +167,51 @@ async def carry_pending_action(
     on, and `carriedCount` goes up by one."""
     action = await services.pending_actions.carry(principal, id, body.session_id)
     return JSONResponse(dump(PendingActionItemOut.model_validate(action)))
+
+
+@router.post("/context/bridge", response_model=BridgeOut, responses=answers(*BODY))
+async def preview_bridge(body: BridgeIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """The context bridge a session of the agent would get now: its last sessions with you
+    (newest first), every open pending action, memory on `topic`, and your profile, as one
+    markdown block within the token budget and as sections; `dropped` lists what did not fit.
+    Writes nothing."""
+    bridge = await services.bridge.assemble(
+        principal, agent_id=body.agent_id, topic=body.topic, token_budget=body.token_budget
+    )
+    return JSONResponse(dump(BridgeOut.model_validate(bridge)))
+
+
+@router.get("/profile", response_model=ProfileOut, response_model_by_alias=True)
+async def get_profile(principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Your profile: preferences, background, and where each preference came from."""
+    return JSONResponse(dump(ProfileOut.model_validate(await services.profile.get(principal))))
+
+
+@router.put("/profile", response_model=ProfileOut, responses=answers(*BODY))
+async def replace_profile(body: ProfileIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Replace your whole profile (journaled with who made the change)."""
+    profile = await services.profile.replace(principal, body.preferences, body.background)
+    return JSONResponse(dump(ProfileOut.model_validate(profile)))
+
+
+@router.patch("/profile", response_model=ProfileOut, responses=answers(*BODY))
+async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Change part of your profile: preferences given are set (`null` removes one), the
+    background changes only if given (`null` clears it). Journaled with who made it."""
+    profile = await services.profile.patch(
+        principal,
+        body.preferences,
+        body.background,
+        background_given="background" in body.model_fields_set,
+    )
+    return JSONResponse(dump(ProfileOut.model_validate(profile)))
+
+
+@router.post("/profile/promote", response_model=ProfileOut, responses=answers(404, *BODY))
+async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Promote preference insights of your conversations into your profile: each becomes a
+    preference (named by `names`, else after what it states; valued with its sentence) that
+    keeps the insight it came from. 404 names an insight that is not yours; 422 one that is
+    not a preference."""
+    profile = await services.profile.promote(principal, body.insight_ids, body.names)
+    return JSONResponse(dump(ProfileOut.model_validate(profile)))

@@ -2,7 +2,7 @@
 
 ```yaml
 defaults:                 # agents the file does not name
-  contextBridge: {enabled: true, recentSessions: 3, includeProfile: true, tokenBudget: 2000}
+  contextBridge: {enabled: true, recentSessions: 3, includeProfile: true, tokenBudget: 2000, memoryMatches: 6}
 agents:
   - id: engineering-assistant
     contextBridge:
@@ -57,6 +57,9 @@ class BridgeConfig(_Strict):
     recent_sessions: int = Field(default=3, ge=0, le=50, description="Past sessions the bridge includes.")
     include_profile: bool = Field(default=True, description="Whether the user's profile is included.")
     token_budget: int = Field(default=2000, ge=100, le=100_000, description="Most tokens the block may use.")
+    memory_matches: int = Field(
+        default=6, ge=0, le=50, description="Most notes and insights on the opening topic it includes."
+    )
 
 
 class Defaults(_Strict):

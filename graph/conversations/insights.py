@@ -243,11 +243,24 @@ class InsightService:
         items = items[:limit]
         return items, items[-1]["id"] if more else None
 
+    async def by_ids(self, principal: Principal, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The user's insights among ``ids``, by id (others' and unknown ones are absent)."""
+        rows = await self._db.read("queries/conversations/insights_by_ids", userId=principal.user_id, ids=ids)
+        return {row["insight"]["id"]: plain(row["insight"]) for row in rows}
+
     async def recall(
-        self, principal: Principal, query: str, *, limit: int = 10, topics: int = 5
+        self,
+        principal: Principal,
+        query: str,
+        *,
+        limit: int = 10,
+        topics: int = 5,
+        vector: list[float] | None = None,
     ) -> dict[str, Any]:
-        """The insights most relevant to ``query`` (any thread) and the most recent thread topics."""
-        [vector] = await self._embedder.embed([query])
+        """The insights most relevant to ``query`` (any thread; ``vector``, when given, is
+        its embedding) and the ``topics`` most recent thread topics."""
+        if vector is None:
+            [vector] = await self._embedder.embed([query])
         user = principal.user_id
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
@@ -276,8 +289,10 @@ class InsightService:
                         vector=vector,
                         limit=limit,
                     )
-            recent = await run_rows(
-                tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics
+            recent = (
+                await run_rows(tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics)
+                if topics
+                else []
             )
             return {
                 "insights": [{**plain(h["insight"]), "score": cosine_from_score(h["score"])} for h in hits],

@@ -108,6 +108,13 @@ class Settings(BaseSettings):
 
     # --- the knowledge network ---------------------------------------------------
     note_max_words: int = Field(default=300, ge=10, description="Atomic-note limit on content.")
+    bridge_min_similarity: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="Cosine to the opening topic below which a note or insight is not brought into the "
+        "context bridge (a note that matches the topic's words is, whatever its cosine).",
+    )
     dedupe_threshold: float = Field(
         default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
     )

@@ -32,7 +32,17 @@ _CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(
 
 #: Keys whose values the queries return as epoch milliseconds; they leave as ISO-8601 strings.
 TIME_KEYS = frozenset(
-    {"createdAt", "updatedAt", "mergedAt", "startedAt", "finishedAt", "extractedAt", "endedAt", "resolvedAt"}
+    {
+        "createdAt",
+        "updatedAt",
+        "mergedAt",
+        "startedAt",
+        "finishedAt",
+        "extractedAt",
+        "endedAt",
+        "resolvedAt",
+        "setAt",
+    }
 )
 
 

@@ -1,6 +1,7 @@
 // Carry an open pending action forward into an open session of the same user: it belongs to
 // that session from now on ((:Session)-[:CARRIES]->(:PendingAction), replacing the last one)
-// and counts how often it was carried. Where it came from stays (LEFT_OPEN).
+// and to that session's agent, and counts how often it was carried. Where it came from
+// stays (LEFT_OPEN, originSessionId).
 MATCH (p:PendingAction)
 WHERE p.userId = $userId AND p.id = $id AND p.status = 'open'
 MATCH (s:Session)
@@ -9,5 +10,6 @@ OPTIONAL MATCH (:Session)-[old:CARRIES]->(p)
 DELETE old
 WITH DISTINCT p, s
 CREATE (s)-[:CARRIES]->(p)
-SET p.carriedCount = p.carriedCount + 1, p.sessionId = s.id, p.carriedAt = datetime()
+SET p.carriedCount = p.carriedCount + 1, p.sessionId = s.id, p.agentId = s.agentId,
+    p.carriedAt = datetime()
 RETURN p.id AS id

@@ -21,6 +21,12 @@ CALL () {
   UNION ALL
   MATCH (n:Agent) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:Profile) WHERE n.userId = $userId RETURN n
+  UNION ALL
+  MATCH (n:Preference) WHERE n.userId = $userId AND n.name IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Mutation) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

@@ -66,6 +66,7 @@ async def test_agents_come_from_the_file_and_edits_apply_without_a_restart(
         assert [a["id"] for a in listed["items"]] == ["engineering-assistant", "batch-importer"]
         assert listed["defaults"] == {
             "enabled": True, "recentSessions": 2, "includeProfile": False, "tokenBudget": 800,
+            "memoryMatches": 6,
         }  # fmt: skip
         assert _bridge_of(http, "engineering-assistant") == {
             "id": "engineering-assistant",
@@ -75,6 +76,7 @@ async def test_agents_come_from_the_file_and_edits_apply_without_a_restart(
                 "recentSessions": 3,
                 "includeProfile": True,
                 "tokenBudget": 1500,
+                "memoryMatches": 6,
             },
         }
         importer = _bridge_of(http, "batch-importer")

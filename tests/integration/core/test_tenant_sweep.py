@@ -31,6 +31,8 @@ NAMED = {
     "targetId": "note2",
     "threadId": "thread2",
     "sessionId": "session",
+    "agentId": "agent",
+    "insightIds": "insight",
 }
 
 
@@ -83,6 +85,7 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         f"/v1/sessions/{ids['session']}",
         "/v1/sessions",
         "/v1/pending-actions",
+        "/v1/profile",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -116,6 +119,11 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
         if (await alice.http.get(f"/v1/jobs/{ids['job']}")).json()["status"] in ("done", "failed"):
             break
         await asyncio.sleep(0.05)
+    insights = (await alice.http.get("/v1/insights", params={"threadId": ids["thread"]})).json()["items"]
+    ids["insight"] = insights[0]["id"]
+    profile = {"preferences": {"tea": token}, "background": f"Drinks {token}."}
+    assert (await alice.http.put("/v1/profile", json=profile)).status_code == 200
+    ids["agent"] = "helper"
     ids["session"] = f"session-{tag}"
     session = {"id": ids["session"], "agentId": "helper", "topic": f"{token} tea", "threadId": ids["thread"]}
     assert (await alice.http.post("/v1/sessions", json=session)).status_code == 201
