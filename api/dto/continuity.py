@@ -95,13 +95,18 @@ class SessionEndIn(CamelModel):
 
 
 class PendingActionOut(OutModel):
-    """An item a session left open."""
+    """A pending action with where it came from and where it is now."""
 
     id: str
     text: str
-    status: str
-    carried_count: int
+    status: str = Field(description="open, or done once acknowledged and cleared.")
+    carried_count: int = Field(description="How often it was carried forward into a later session.")
+    agent_id: str
+    origin_session_id: str = Field(description="The session whose end left it open.")
+    session_id: str = Field(description="The session it belongs to now (another, once carried).")
     created_at: str
+    resolution: str | None = None
+    resolved_at: str | None = None
 
 
 class SessionOut(OutModel):
@@ -138,25 +143,10 @@ class SessionPageOut(OutModel):
     next_cursor: str | None = None
 
 
-class PendingActionItemOut(OutModel):
-    """A pending action with where it came from and where it is now."""
-
-    id: str
-    text: str
-    status: str = Field(description="open, or done once acknowledged and cleared.")
-    carried_count: int = Field(description="How often it was carried forward into a later session.")
-    agent_id: str
-    origin_session_id: str = Field(description="The session whose end left it open.")
-    session_id: str = Field(description="The session it belongs to now (another, once carried).")
-    created_at: str
-    resolution: str | None = None
-    resolved_at: str | None = None
-
-
 class PendingActionListOut(OutModel):
     """Pending actions, oldest first."""
 
-    items: list[PendingActionItemOut]
+    items: list[PendingActionOut]
 
 
 class ResolutionIn(CamelModel):
@@ -201,17 +191,6 @@ class BridgeSessionOut(OutModel):
     ended_at: str | None = None
 
 
-class BridgePendingOut(OutModel):
-    """An open pending action as the bridge surfaces it."""
-
-    id: str
-    text: str
-    carried_count: int
-    session_id: str
-    origin_session_id: str
-    created_at: str
-
-
 class BridgeMemoryOut(OutModel):
     """A note or insight on the opening topic."""
 
@@ -238,7 +217,7 @@ class BridgeSectionsOut(OutModel):
     """What the block holds, as data (only what it kept)."""
 
     recent_sessions: list[BridgeSessionOut]
-    pending_actions: list[BridgePendingOut]
+    pending_actions: list[PendingActionOut]
     memory: list[BridgeMemoryOut]
     profile: ProfileSummaryOut | None = None
 

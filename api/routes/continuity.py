@@ -1,5 +1,6 @@
-"""Session continuity: the agents and their configuration (from the agents YAML file), and
-sessions: started, ended with a summary, chained per agent and user."""
+"""Session continuity: the agents and their configuration (from the agents YAML file),
+sessions (started, ended with a summary, chained per agent and user), their pending
+actions, the context bridge a session starts with, and the user profile."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from api.dto.continuity import (
     BridgeIn,
     BridgeOut,
     CarryIn,
-    PendingActionItemOut,
     PendingActionListOut,
+    PendingActionOut,
     ProfileIn,
     ProfileOut,
     ProfilePatchIn,
@@ -138,7 +139,7 @@ async def list_pending_actions(
 
 @router.post(
     "/pending-actions/{id}/ack",
-    response_model=PendingActionItemOut,
+    response_model=PendingActionOut,
     responses=answers(404, 409, *BODY),
 )
 async def acknowledge_pending_action(
@@ -149,12 +150,12 @@ async def acknowledge_pending_action(
 ) -> JSONResponse:
     """Acknowledge and clear it with its resolution (the same again answers the same)."""
     action = await services.pending_actions.resolve(principal, id, body.resolution)
-    return JSONResponse(dump(PendingActionItemOut.model_validate(action)))
+    return JSONResponse(dump(PendingActionOut.model_validate(action)))
 
 
 @router.post(
     "/pending-actions/{id}/carry",
-    response_model=PendingActionItemOut,
+    response_model=PendingActionOut,
     responses=answers(404, 409, *BODY),
 )
 async def carry_pending_action(
@@ -166,7 +167,7 @@ async def carry_pending_action(
     """Carry it forward into an open session of yours: it belongs to that session from now
     on, and `carriedCount` goes up by one."""
     action = await services.pending_actions.carry(principal, id, body.session_id)
-    return JSONResponse(dump(PendingActionItemOut.model_validate(action)))
+    return JSONResponse(dump(PendingActionOut.model_validate(action)))
 
 
 @router.post("/context/bridge", response_model=BridgeOut, responses=answers(*BODY))

@@ -144,6 +144,9 @@ def render(draft: Draft) -> str:
 def fit(draft: Draft, budget: int, count: Callable[[str], int]) -> int:
     """Drop pieces in :data:`DROP_ORDER` (each section from its least wanted end) until the
     block is within ``budget``; returns its exact token count."""
+    tokens = count(render(draft))
+    if tokens <= budget:
+        return tokens  # the common case: one count
     for pieces in draft.sections.values():
         for piece in pieces:
             piece.tokens = count(piece.text + "\n")

@@ -1,12 +1,13 @@
 // What the context bridge carries over for one agent and one user, in one read: the agent's
-// last $recentSessions ended sessions with the user (newest first), every open pending
+// last $recentSessions ended sessions with the user (newest first: back along the chain
+// from the agent's newest session, through at most 100 sessions), every open pending
 // action that belongs to one of the agent's sessions (oldest first, at most $maxPending),
 // and the user's profile when $includeProfile.
 CALL () {
-  OPTIONAL MATCH (:Agent {userId: $userId, id: $agentId})-[:RAN]->(s:Session)
+  OPTIONAL MATCH (:Agent {userId: $userId, id: $agentId})-[:LATEST]->(:Session)-[back:PREVIOUS*0..100]->(s:Session)
   WHERE s.status = 'ended'
-  WITH s
-  ORDER BY s.startedAt DESC, s.id DESC
+  WITH s, size(back) AS age
+  ORDER BY age
   LIMIT $recentSessions
   RETURN collect(s {
     .id, .summary, .topics, .keyDecisions, .messageCount, .durationMinutes,
@@ -20,7 +21,8 @@ CALL () {
   ORDER BY p.createdAt, p.position, p.id
   LIMIT $maxPending
   RETURN collect(p {
-    .id, .text, .carriedCount, .sessionId, .originSessionId, createdAt: p.createdAt.epochMillis
+    .id, .text, .status, .carriedCount, .resolution, .agentId, .sessionId, .originSessionId,
+    createdAt: p.createdAt.epochMillis, resolvedAt: p.resolvedAt.epochMillis
   }) AS pending
 }
 CALL () {

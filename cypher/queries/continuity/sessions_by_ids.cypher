@@ -7,6 +7,7 @@ RETURN s {
   startedAt: s.startedAt.epochMillis, endedAt: s.endedAt.epochMillis,
   previousId: [(s)-[:PREVIOUS]->(p:Session) | p.id][0],
   pendingActions: [(s)-[:LEFT_OPEN]->(a:PendingAction) | a {
-    .id, .text, .status, .carriedCount, .position, createdAt: a.createdAt.epochMillis
+    .id, .text, .status, .carriedCount, .resolution, .agentId, .sessionId, .originSessionId, .position,
+    createdAt: a.createdAt.epochMillis, resolvedAt: a.resolvedAt.epochMillis
   }]
 } AS session
