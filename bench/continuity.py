@@ -16,7 +16,9 @@ Measured, server-side (the API's ``Server-Timing``):
 side by side with the floor a user would build by hand, in this process: the local
 embedder alone on the same topic, then the bridge's own three Cypher statements (sessions,
 pending actions and profile; the hybrid note search; insight recall) run raw through the
-driver one after the other. Sides take turns request by request.
+driver one after the other. Sides take turns request by request. Measured once the loads'
+background work is done, and again after a restart of Neo4j (which merges the vector
+index's segments, as on a server that has run a while).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import httpx
 from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from bench.knowledge import Corpus, post_batch, rotated, server_seconds, settle
+from bench.knowledge import Corpus, post_batch, rotated, server_seconds, settle, vector_segments
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder
@@ -201,7 +203,7 @@ async def load_continuity(api: ApiProcess, secrets: dict[str, str], size: Size) 
     return {"sessions": size.sessions, "open_pending": size.open_pending, "seconds": seconds}
 
 
-def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str]) -> dict[str, Any]:
+def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: int = RUNS) -> dict[str, Any]:
     """Server-side bridge times, and the hand-built floor, taking turns."""
     embedder = build_embedder(Settings(embedding_threads=1))
     plan = VectorPlanConfig.from_settings(Settings())
@@ -271,7 +273,7 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str]) -> dic
                 parts.setdefault(part, []).append(spent)
             return t1 - t0, t4 - t1
 
-        for n in range(RUNS + 20):
+        for n in range(runs + 20):
             topic = TOPICS[n % len(TOPICS)]
             for side in rotated(["topic", "topic_16k", "no_topic", "start", "floor"], n):
                 if side == "topic":
@@ -322,7 +324,15 @@ def main(size: Size = FULL) -> dict[str, Any]:
             figures["load_continuity"] = asyncio.run(load_continuity(api, secrets, size))
             print("continuity:", figures["load_continuity"], flush=True)
             figures["settled_s"] = settle(local)
-            figures.update(measure(api, settings, secrets))
+            figures["after_loading"] = measure(api, settings, secrets)
+            # Neo4j merges an index's segments when it closes it: after a restart the notes sit
+            # in one HNSW graph, as on a server that has run a while (see bench/knowledge.py).
+            local.stop()
+            local.start()
+            api.wait_ready()
+            figures["vector_segments_after_restart"] = vector_segments(local)
+            measure(api, settings, secrets, runs=40)  # the JVM's warm-up after a start
+            figures["after_restart"] = measure(api, settings, secrets)
         finally:
             api.stop()
     print(json.dumps(figures, indent=2))

@@ -1,13 +1,14 @@
 // What the context bridge carries over for one agent and one user, in one read: the agent's
-// last $recentSessions ended sessions with the user (newest first: back along the chain
-// from the agent's newest session, through at most 100 sessions), every open pending
-// action that belongs to one of the agent's sessions (oldest first, at most $maxPending),
-// and the user's profile when $includeProfile.
+// last $recentSessions ended sessions with the user (newest first, read in index order:
+// only as many as needed, however long the history), every open pending action that
+// belongs to one of the agent's sessions (oldest first, at most $maxPending), and the
+// user's profile when $includeProfile.
 CALL () {
-  OPTIONAL MATCH (:Agent {userId: $userId, id: $agentId})-[:LATEST]->(:Session)-[back:PREVIOUS*0..100]->(s:Session)
-  WHERE s.status = 'ended'
-  WITH s, size(back) AS age
-  ORDER BY age
+  OPTIONAL MATCH (s:Session)
+  USING INDEX s:Session(userId, agentId, startedAt)
+  WHERE s.userId = $userId AND s.agentId = $agentId AND s.startedAt IS NOT NULL AND s.status = 'ended'
+  WITH s
+  ORDER BY s.userId DESC, s.agentId DESC, s.startedAt DESC
   LIMIT $recentSessions
   RETURN collect(s {
     .id, .summary, .topics, .keyDecisions, .messageCount, .durationMinutes,
