@@ -243,6 +243,9 @@ class BridgeOut(OutModel):
     token_budget: int
     tokenizer: str = Field(description="What tokens are counted with (offline).")
     dropped: list[DroppedOut] = Field(description="What was left out to fit the budget, in that order.")
+    warnings: list[str] = Field(
+        default_factory=list, description="What could not be included, and why (e.g. the embedder failed)."
+    )
 
 
 class PreferenceSourceOut(OutModel):

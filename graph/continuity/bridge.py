@@ -20,6 +20,8 @@ actions. Everything dropped is reported with what it would have cost.
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,11 +32,13 @@ from graph.continuity.tokens import TokenCounter
 from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import InvalidInput
+from graph.core.errors import EmbeddingError, InvalidInput
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
 from graph.knowledge.models import SearchMode, SearchQuery
 from graph.knowledge.retrieval import RetrievalService
+
+log = logging.getLogger(__name__)
 
 #: Most open pending actions one bridge lists.
 MAX_PENDING = 500
@@ -68,12 +72,21 @@ class Draft:
     dropped: list[Piece] = field(default_factory=list)
 
 
+DAY_MS = 86_400_000
+
+
+@functools.lru_cache(maxsize=4096)
+def _date(day: int) -> str:
+    return datetime.fromtimestamp(day * 86_400, UTC).strftime("%Y-%m-%d")
+
+
 def _day(epoch_millis: int) -> str:
-    return datetime.fromtimestamp(epoch_millis / 1000, UTC).strftime("%Y-%m-%d")
+    """The UTC date of a time in epoch milliseconds."""
+    return _date(epoch_millis // DAY_MS)
 
 
 def _age(epoch_millis: int, now: datetime) -> str:
-    days = (now - datetime.fromtimestamp(epoch_millis / 1000, UTC)).days
+    days = (int(now.timestamp() * 1000) - epoch_millis) // DAY_MS
     return "today" if days <= 0 else "1 day ago" if days == 1 else f"{days} days ago"
 
 
@@ -266,12 +279,9 @@ class BridgeService:
                 "reason": f"the context bridge is disabled for agent {agent.id!r} in the agents file",
             }
         now = datetime.now(UTC)
-        memory_task = (
-            asyncio.ensure_future(self._memory(principal, topic, config.memory_matches))
-            if topic and config.memory_matches
-            else None
-        )
-        try:
+        warnings: list[str] = []
+
+        async def context() -> dict[str, Any]:
             [row] = await self._db.read(
                 "queries/continuity/bridge_context",
                 userId=principal.user_id,
@@ -280,11 +290,21 @@ class BridgeService:
                 maxPending=MAX_PENDING,
                 includeProfile=config.include_profile,
             )
-            memory = await memory_task if memory_task else []
-        finally:
-            if memory_task and not memory_task.done():
-                memory_task.cancel()
-        draft = self._draft(agent.id, topic, row, memory, config, now)
+            return row
+
+        async def memory() -> list[dict[str, Any]]:
+            if not topic or not config.memory_matches:
+                return []
+            try:
+                return await self._memory(principal, topic, config.memory_matches)
+            except EmbeddingError as exc:
+                # The embedder is down: the session still starts, with all that needs none.
+                log.warning("context bridge without memory: %s", exc.message)
+                warnings.append(f"memory on the topic was left out: the embedder failed ({exc.message})")
+                return []
+
+        row, found = await asyncio.gather(context(), memory())
+        draft = self._draft(agent.id, topic, row, found, config, now)
         tokens = fit(draft, budget, self._counter.count)
         if draft.dropped and not any(draft.sections.values()):
             draft.header = (
@@ -299,6 +319,7 @@ class BridgeService:
             "sections": self._sections(draft),
             "dropped": [{"section": p.section, "id": p.id, "tokens": p.tokens} for p in draft.dropped],
             "reason": None,
+            "warnings": warnings,
         }
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,6 +20,7 @@ from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.conversations.test_insights import open_thread, run_job
+from tests.support.openai_stub import OpenAIStub
 from tests.support.servers import ApiProcess
 
 AGENTS = """
@@ -379,3 +381,34 @@ async def test_the_history_is_read_in_index_order_not_sorted(db: Database) -> No
         assert any("Session(userId, agentId, startedAt)" in details for _, details in operators), operators
         sorts = [d for op, d in operators if op in ("Sort", "Top", "PartialTop", "PartialSort")]
         assert not [d for d in sorts if "startedAt" in d], sorts
+
+
+async def test_a_session_starts_warm_even_when_the_embedder_fails(
+    make_caller: MakeCaller, neo4j_server: None, tmp_path: Path
+) -> None:
+    with OpenAIStub(dimension=384) as stub:
+        env = {
+            "CTXNET_EMBEDDER": "openai",
+            "CTXNET_EMBEDDING_MODEL": "stub",
+            "CTXNET_EMBEDDING_BASE_URL": stub.base_url,
+            "CTXNET_EMBEDDING_API_KEY": "test",
+            "CTXNET_EMBEDDING_DIMENSION": "384",
+            "CTXNET_EMBEDDING_MAX_RETRIES": "0",
+        }
+        api = ApiProcess(tmp_path / "api.log", env).start()
+        try:
+            api.wait_ready()
+            alice = await agent(make_caller, api, "assistant")
+            await session(alice, summary="We set up the cache.", pendingActions=["Load-test the cache"])
+            stub.script.append((503, {"error": {"message": "embedder overloaded"}}))
+            started = await alice.http.post("/v1/sessions", json={"topic": "the cache"})
+            assert started.status_code == 201, started.text
+            block = started.json()["bridge"]
+            assert [p["text"] for p in block["sections"]["pendingActions"]] == ["Load-test the cache"]
+            assert [s["summary"] for s in block["sections"]["recentSessions"]] == ["We set up the cache."]
+            assert block["sections"]["memory"] == []
+            assert any("embedder failed" in w for w in block["warnings"]), block
+            healthy = await bridge(alice, topic="the cache")  # the embedder answers again
+            assert healthy["warnings"] == []
+        finally:
+            api.stop()

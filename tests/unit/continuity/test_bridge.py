@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from datetime import UTC, datetime
 
 import pytest
@@ -99,3 +100,10 @@ def test_the_tokenizer_is_offline_and_named() -> None:
     assert COUNTER.name.startswith("o200k_base (bpe-openai ")
     assert COUNTER.count("") == 0
     assert COUNTER.count("hello world") == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # how bpe-openai 0.1.4 reads its files
+        import bpe_openai
+
+        encoding = bpe_openai.get_encoding("o200k_base")
+    text = render(_draft()) + " ünïcode 漢字 🙂 tabs\tand\nnewlines"
+    assert COUNTER.count(text) == len(encoding.encode_ordinary(text))  # the library's own count
