@@ -304,6 +304,11 @@ class BridgeService:
                 return []
 
         row, found = await asyncio.gather(context(), memory())
+        if len(row["pending"]) >= MAX_PENDING:
+            warnings.append(
+                f"only the oldest {MAX_PENDING} open pending actions were considered; "
+                "list them all with GET /v1/pending-actions"
+            )
         draft = self._draft(agent.id, topic, row, found, config, now)
         tokens = fit(draft, budget, self._counter.count)
         if draft.dropped and not any(draft.sections.values()):

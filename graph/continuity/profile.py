@@ -11,7 +11,7 @@ from a preference insight of conversation memory (``(:Preference)-[:PROMOTED_FRO
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graph.conversations.insights import InsightService
@@ -24,6 +24,9 @@ from graph.core.values import check_id, plain
 
 #: A preference's value: a JSON scalar.
 Value = str | int | float | bool
+#: How a write changes the profile: from the preferences as they are ({name: {value,
+#: insightId, threadId}}) and the background, to the new ones.
+Change = Callable[[dict[str, dict[str, Any]], str | None], tuple[dict[str, dict[str, Any]], str | None]]
 #: Most preferences a profile holds.
 MAX_PREFERENCES = 200
 
@@ -98,12 +101,7 @@ class ProfileService:
         rows = await gated.run("queries/continuity/profile_get")
         return _state(plain(rows[0]["profile"]) if rows else None)
 
-    async def _write(
-        self,
-        principal: Principal,
-        op: str,
-        change: Any,
-    ) -> dict[str, Any]:
+    async def _write(self, principal: Principal, op: str, change: Change) -> dict[str, Any]:
         """Read the profile under the user's lock, let ``change`` compute the new one
         (``{name: {value, insightId?, threadId?}}``, background), write it and journal it."""
 
