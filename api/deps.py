@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -21,6 +21,7 @@ from graph.core.jobs import Jobs
 from graph.core.principals import ApiKeys, Principal, Role
 from graph.core.ratelimit import RateLimiter
 from graph.core.settings import Settings
+from graph.core.values import check_id
 from graph.knowledge.network import KnowledgeNetwork
 
 
@@ -59,15 +60,24 @@ async def get_principal(
     """Resolve ``Authorization: Bearer <key>`` to the principal making the request."""
     services = get_services(request)
     if services.settings.api_key_mode == "disabled":
-        return Principal(user_id="local", role=Role.HUMAN)
+        return _in_session(request, Principal(user_id="local", role=Role.HUMAN))
     if credentials is None:
         if request.headers.get("authorization"):
             raise Unauthenticated("the Authorization header must be 'Bearer <key>'")
         raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
-    principal = await services.api_keys.resolve(credentials.credentials)
+    principal = _in_session(request, await services.api_keys.resolve(credentials.credentials))
     request.state.principal = principal
     await services.rate_limiter.take(principal)
     return principal
+
+
+def _in_session(request: Request, principal: Principal) -> Principal:
+    """The principal acting in the session its ``X-Session-ID`` header names, if any (422 for
+    a header that is not an id)."""
+    session_id = request.headers.get("x-session-id")
+    if session_id is None:
+        return principal
+    return replace(principal, session_id=check_id(session_id, "X-Session-ID"))
 
 
 def get_knowledge(request: Request) -> KnowledgeNetwork:

@@ -1,12 +1,15 @@
-"""Response bodies of the service itself: readiness, and the principal behind a key."""
+"""Response bodies of the service itself: readiness, the principal behind a key, and the
+journal of changes."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
+
+from api.dto.base import OutModel
 
 _ABSENT_IF_UNREACHABLE = "As in the 200 body; absent when Neo4j did not answer."
 
@@ -45,3 +48,33 @@ class PrincipalOut(BaseModel):
     role: str
     agent_id: str | None
     key_id: str | None
+
+
+class ActorOut(OutModel):
+    """Who made a change."""
+
+    user_id: str
+    role: str = Field(description="human, agent, or system (a pipeline of the service).")
+    agent_id: str | None = None
+    session_id: str | None = Field(default=None, description="From the request's X-Session-ID header.")
+
+
+class MutationOut(OutModel):
+    """One change of your memory, as the journal recorded it."""
+
+    id: str
+    seq: int = Field(description="The write's number in your sequence: the journal's order.")
+    at: str
+    actor: ActorOut
+    op: str = Field(description="e.g. profile.patch, session.end, pendingAction.carry.")
+    target_type: str
+    target_id: str
+    before: Any = Field(default=None, description="The changed fields before (absent for a create).")
+    after: Any = Field(default=None, description="The changed fields after (absent for a delete).")
+
+
+class MutationPageOut(OutModel):
+    """A page of the journal, newest first."""
+
+    items: list[MutationOut]
+    next_cursor: str | None = None

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
+from pydantic import AwareDatetime
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.core import NotReadyOut, PrincipalOut, ReadyOut
+from api.dto.base import dump
+from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
+from graph.core import journal
 from graph.core.errors import DatabaseUnavailable
 from graph.core.schema import check_schema
 
@@ -71,3 +75,23 @@ async def me(principal: PrincipalDep) -> PrincipalOut:
         agent_id=principal.agent_id,
         key_id=principal.key_id,
     )
+
+
+@router.get("/mutations", response_model=MutationPageOut, response_model_by_alias=True, tags=["journal"])
+async def list_mutations(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    since: Annotated[AwareDatetime | None, Query(description="Only changes at or after this time.")] = None,
+    target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
+    actor_role: Annotated[Literal["human", "agent", "system"] | None, Query(alias="actorRole")] = None,
+    session_id: Annotated[str | None, Query(alias="sessionId", max_length=128)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The journal of your memory, newest first: who changed what, when, in which session,
+    with the fields before and after. Every write records one in its own transaction."""
+    items, next_cursor = await journal.list_mutations(
+        services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
+        role=actor_role, session_id=session_id, limit=limit, cursor=cursor,
+    )  # fmt: skip
+    return JSONResponse(dump(MutationPageOut.model_validate({"items": items, "nextCursor": next_cursor})))

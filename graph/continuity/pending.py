@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.core import journal
 from graph.core.db import Database, Row
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -74,6 +75,10 @@ class PendingActionService:
                 role=principal.role.value,
                 agentId=principal.agent_id,
             )
+            await journal.record(
+                gated, principal, op="pendingAction.ack", target_type="PendingAction", target_id=action_id,
+                before={"status": "open"}, after={"status": "done", "resolution": resolution},
+            )  # fmt: skip
             return await self._one(gated, action_id)
 
         return await self._gate.write(principal.user_id, work)
@@ -97,6 +102,12 @@ class PendingActionService:
             if action["sessionId"] == session_id:
                 return action  # already there: carrying again changes nothing
             await gated.run("queries/continuity/pending_action_carry", id=action_id, sessionId=session_id)
-            return await self._one(gated, action_id)
+            carried = await self._one(gated, action_id)
+            await journal.record(
+                gated, principal, op="pendingAction.carry", target_type="PendingAction", target_id=action_id,
+                before={k: action[k] for k in ("sessionId", "agentId", "carriedCount")},
+                after={k: carried[k] for k in ("sessionId", "agentId", "carriedCount")},
+            )  # fmt: skip
+            return carried
 
         return await self._gate.write(principal.user_id, work)

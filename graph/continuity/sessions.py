@@ -18,6 +18,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from graph.conversations.threads import require_thread
+from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -115,6 +116,12 @@ class SessionService:
                 threadId=new.thread_id,
             )
             [row] = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+            after = {"agentId": agent_id, "topic": new.topic, "openingMessage": new.opening_message,
+                     "threadId": new.thread_id, "status": "open"}  # fmt: skip
+            await journal.record(
+                gated, principal, op="session.start", target_type="Session", target_id=session_id,
+                before=None, after=after,
+            )  # fmt: skip
             return row, True
 
         row, created = await self._gate.write(principal.user_id, work)
@@ -154,6 +161,12 @@ class SessionService:
                 pending=pending,
             )
             [row] = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+            after = {**json.loads(end.fingerprint), "status": "ended",
+                     "durationMinutes": row["session"]["durationMinutes"]}  # fmt: skip
+            await journal.record(
+                gated, principal, op="session.end", target_type="Session", target_id=session_id,
+                before={"status": "open"}, after=after,
+            )  # fmt: skip
             return row, True
 
         row, ended = await self._gate.write(principal.user_id, work)

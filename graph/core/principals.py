@@ -12,7 +12,7 @@ import hashlib
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -45,11 +45,13 @@ class Principal:
     role: Role
     agent_id: str | None = None
     key_id: str | None = None
+    #: The session the caller acts in (``X-Session-ID``), recorded on what it writes.
+    session_id: str | None = None
 
     def pipeline(self, name: str) -> Principal:
         """The same user, as a pipeline of the service (``name``, e.g. ``extractor:rules-v1``):
         what it writes carries the system role, never the role of whoever started it."""
-        return Principal(user_id=self.user_id, role=Role.SYSTEM, agent_id=name, key_id=self.key_id)
+        return replace(self, role=Role.SYSTEM, agent_id=name)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ TIME_KEYS = frozenset(
         "endedAt",
         "resolvedAt",
         "setAt",
+        "at",
     }
 )
 
