@@ -88,8 +88,10 @@ async def list_mutations(
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: str | None = None,
 ) -> JSONResponse:
-    """The journal of your memory, newest first: who changed what, when, in which session,
-    with the fields before and after. Every write records one in its own transaction."""
+    """The journal of your memory, newest first: who changed what, when, in which session
+    (`X-Session-ID`), with the fields before and after. Journaled today: the profile,
+    session starts and ends, pending-action acknowledgements and carries; each records one
+    mutation in the transaction of its write."""
     items, next_cursor = await journal.list_mutations(
         services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
         role=actor_role, session_id=session_id, limit=limit, cursor=cursor,

@@ -1,6 +1,7 @@
 """The journal: every change of a user's memory as a ``Mutation``, in the same transaction.
 
-A mutation records who (role, agent, key), what (an operation on a target) and the state
+A mutation records who (role, agent, key, and the session of the request's
+``X-Session-ID``), what (an operation on a target) and the state
 before and after, numbered by the write gate's sequence, so the journal's order is the
 order in which the user's writes committed. It is written through :class:`Gated` only:
 a write that fails leaves no mutation, and a mutation never exists without its write.
