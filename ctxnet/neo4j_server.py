@@ -38,6 +38,10 @@ ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 #: What Neo4j and its admin tool create is readable by this user only.
 PRIVATE_UMASK = 0o077
+#: Servers this process started, by pid, whichever LocalNeo4j started them: stopping one
+#: through another object (two starts raced, one won) still waits on its Popen, which would
+#: otherwise be reaped behind its back and warn "still running" when collected.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 #: What Neo4j's own launcher adds from ``server.jvm.additional`` in the stock neo4j.conf;
 #: without the --add-opens flags the page cache and Netty cannot reach JDK internals.
@@ -405,6 +409,7 @@ class LocalNeo4j:
                 umask=PRIVATE_UMASK,  # store files and logs readable by this user only
             )
         self._process = process
+        _CHILDREN[process.pid] = process
         fd = os.open(self.pid_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(f"{process.pid}\n")
@@ -482,8 +487,10 @@ class LocalNeo4j:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
+        child = _CHILDREN.pop(pid, None)
+        if child is not None:
+            child.wait(timeout=5)  # already reaped by _alive: the Popen learns it was (ECHILD)
         if self._process is not None and self._process.pid == pid:
-            self._process.wait(timeout=5)
             self._process = None
         return True
 
