@@ -15,12 +15,12 @@ import httpx
 import pytest
 
 from graph.continuity.tokens import TokenCounter
-from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.conversations.test_insights import open_thread, run_job
 from tests.support.openai_stub import OpenAIStub
+from tests.support.plans import explained
 from tests.support.servers import ApiProcess
 
 AGENTS = """
@@ -358,14 +358,6 @@ async def test_open_sessions_in_between_do_not_hide_the_last_ended_ones(
     assert [s["summary"] for s in recent] == ["We shipped the release."]
 
 
-def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
-    """Every operator of a plan with its details, depth first."""
-    found = [(plan["operatorType"].split("@")[0], str(plan.get("args", {}).get("Details", "")))]
-    for child in plan.get("children", ()):
-        found += _operators(child)
-    return found
-
-
 async def test_the_history_is_read_in_index_order_not_sorted(db: Database) -> None:
     """However long an agent's history, a start and a bridge read only its newest sessions:
     an ordered index seek and a limit, no sort over every session."""
@@ -374,10 +366,7 @@ async def test_the_history_is_read_in_index_order_not_sorted(db: Database) -> No
         "id": "s", "topic": None, "openingMessage": None, "threadId": None,
     }  # fmt: skip
     for name in ("queries/continuity/bridge_context", "queries/continuity/session_start"):
-        _, summary, _ = await db.driver.execute_query(
-            "EXPLAIN " + cypher_text(name), params, database_=db.database
-        )
-        operators = _operators(summary.plan)
+        operators = await explained(db, name, params)
         assert any("Session(userId, agentId, startedAt)" in details for _, details in operators), operators
         sorts = [d for op, d in operators if op in ("Sort", "Top", "PartialTop", "PartialSort")]
         assert not [d for d in sorts if "startedAt" in d], sorts

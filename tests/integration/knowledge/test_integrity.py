@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import numpy as np
 
-from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from tests.integration.conftest import Caller, MakeCaller, inspect
+from tests.support.plans import explained
 from tests.support.servers import ApiProcess
 
 DIMENSION = 384
@@ -269,19 +269,8 @@ async def test_reembedding_never_stores_a_vector_for_changed_text(
 
 
 async def test_forgetting_reads_only_the_users_own_nodes(db: Database) -> None:
-    records, summary, _ = await db.driver.execute_query(
-        "EXPLAIN " + cypher_text("queries/core/user_forget_batch"),
-        {"userId": "u", "limit": 10},
-        database_=db.database,
-    )
-    operators: list[str] = []
-
-    def walk(plan: dict[str, Any]) -> None:
-        operators.append(plan["operatorType"])
-        for child in plan.get("children", ()):
-            walk(child)
-
-    walk(summary.plan)
+    plan = await explained(db, "queries/core/user_forget_batch", {"userId": "u", "limit": 10})
+    operators = [op for op, _ in plan]
     scans = [op for op in operators if "AllNodesScan" in op or "NodeByLabelScan" in op]
     assert not scans, operators
     # One index seek per label a user's data has (Knowledge, MergedNote, Message, Insight,
