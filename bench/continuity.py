@@ -33,15 +33,24 @@ import httpx
 from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from bench.knowledge import Corpus, post_batch, rotated, server_seconds, settle, vector_segments
+from bench.knowledge import (
+    Corpus,
+    post_batch,
+    rotated,
+    search_1_params,
+    server_seconds,
+    settle,
+    vector_segments,
+)
+from graph.continuity.agents import BridgeConfig
+from graph.continuity.bridge import MAX_PENDING
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
-from graph.knowledge.models import ALL_REL_TYPES
-from graph.knowledge.search import RRF_K, lucene_query
+from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
 USER = "bench-bridge-user"
@@ -226,7 +235,13 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
             "MATCH (n:Knowledge) RETURN count(n) AS total, count(CASE WHEN n.userId = $u THEN 1 END) AS mine",
             u=USER,
         ).records
-        candidates = plan.index_candidates(20, mine_total["mine"], mine_total["total"])
+        # What the API passes the search (its pool, the plan's candidates), and the agent's
+        # bridge settings (the defaults: it is not in an agents file).
+        candidates = plan.index_candidates(
+            search_1_params(USER)["pool"], mine_total["mine"], mine_total["total"]
+        )
+        bridge_config = BridgeConfig()
+        memory = bridge_config.memory_matches
 
         def bridge(topic: str | None, budget: int | None = None) -> float:
             body: dict[str, Any] = {"topic": topic} if topic else {}
@@ -255,19 +270,17 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
                 context_query,
                 userId=USER,
                 agentId=AGENT,
-                recentSessions=3,
-                maxPending=500,
+                recentSessions=bridge_config.recent_sessions,
+                maxPending=MAX_PENDING,
                 includeProfile=True,
             )
             t2 = time.perf_counter()
             driver.execute_query(
-                search_query, userId=USER, mode="hybrid", vector=vector, lucene=lucene_query(topic, USER),
-                seedIds=None, topK=6, pool=20, textCandidates=80, rrfK=RRF_K, relTypes=ALL_REL_TYPES,
-                direction="both", candidates=candidates, statuses=["active"], types=None, sources=None,
-                minConfidence=None, tags=None, createdAfter=None, createdBefore=None,
+                search_query, vector=vector, lucene=lucene_query(topic, USER),
+                **{**search_1_params(USER), "topK": memory, "candidates": candidates},
             )  # fmt: skip
             t3 = time.perf_counter()
-            driver.execute_query(recall_query, userId=USER, vector=vector, limit=6)
+            driver.execute_query(recall_query, userId=USER, vector=vector, limit=memory)
             t4 = time.perf_counter()
             for part, spent in (("raw_context", t2 - t1), ("raw_search", t3 - t2), ("raw_recall", t4 - t3)):
                 parts.setdefault(part, []).append(spent)
