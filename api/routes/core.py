@@ -14,6 +14,7 @@ from api.dto.base import dump
 from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
 from graph.core import journal
 from graph.core.errors import DatabaseUnavailable
+from graph.core.principals import Role
 from graph.core.schema import check_schema
 
 #: Outside ``/v1``: load balancers and orchestrators call these without a key.
@@ -94,6 +95,6 @@ async def list_mutations(
     mutation in the transaction of its write."""
     items, next_cursor = await journal.list_mutations(
         services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
-        role=actor_role, session_id=session_id, limit=limit, cursor=cursor,
+        role=Role(actor_role) if actor_role else None, session_id=session_id, limit=limit, cursor=cursor,
     )  # fmt: skip
     return JSONResponse(dump(MutationPageOut.model_validate({"items": items, "nextCursor": next_cursor})))

@@ -16,7 +16,7 @@ from typing import Any
 
 from graph.conversations.insights import InsightService
 from graph.core import journal
-from graph.core.db import Database
+from graph.core.db import Database, Row
 from graph.core.errors import InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
@@ -67,6 +67,11 @@ def _state(profile: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _from_rows(rows: list[Row]) -> dict[str, Any]:
+    """The profile from the rows of ``queries/continuity/profile_get`` (none: no profile yet)."""
+    return _state(plain(rows[0]["profile"]) if rows else None)
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal values of the same JSON type (``True`` is not ``1``)."""
     return type(a) is type(b) and a == b
@@ -93,13 +98,11 @@ class ProfileService:
 
     async def get(self, principal: Principal) -> dict[str, Any]:
         """The profile (empty preferences and no background before the first write)."""
-        rows = await self._db.read("queries/continuity/profile_get", userId=principal.user_id)
-        return _state(plain(rows[0]["profile"]) if rows else None)
+        return _from_rows(await self._db.read("queries/continuity/profile_get", userId=principal.user_id))
 
     @staticmethod
     async def _current(gated: Gated) -> dict[str, Any]:
-        rows = await gated.run("queries/continuity/profile_get")
-        return _state(plain(rows[0]["profile"]) if rows else None)
+        return _from_rows(await gated.run("queries/continuity/profile_get"))
 
     async def _write(self, principal: Principal, op: str, change: Change) -> dict[str, Any]:
         """Read the profile under the user's lock, let ``change`` compute the new one

@@ -50,8 +50,9 @@ class SessionEnd:
     #: Filled from the other fields: the request as given, to recognise a repeat.
     fingerprint: str = field(init=False, default="")
 
-    def __post_init__(self) -> None:
-        given = {
+    def given(self) -> dict[str, Any]:
+        """The end as requested, by its API names (journaled, and fingerprinted)."""
+        return {
             "summary": self.summary,
             "topics": list(self.topics),
             "keyDecisions": list(self.key_decisions),
@@ -59,7 +60,9 @@ class SessionEnd:
             "messageCount": self.message_count,
             "durationMinutes": self.duration_minutes,
         }
-        object.__setattr__(self, "fingerprint", json.dumps(given, sort_keys=True))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
 
 
 def _view(row: Row) -> dict[str, Any]:
@@ -161,7 +164,7 @@ class SessionService:
                 pending=pending,
             )
             [row] = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
-            after = {**json.loads(end.fingerprint), "status": "ended",
+            after = {**end.given(), "status": "ended",
                      "durationMinutes": row["session"]["durationMinutes"]}  # fmt: skip
             await journal.record(
                 gated, principal, op="session.end", target_type="Session", target_id=session_id,

@@ -16,7 +16,6 @@ import uuid
 from typing import Any
 
 from graph.core.db import Database
-from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role
 from graph.core.values import decode_seq_cursor, plain
@@ -61,21 +60,19 @@ async def list_mutations(
     *,
     since: str | None = None,
     target_id: str | None = None,
-    role: str | None = None,
+    role: Role | None = None,
     session_id: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the caller's journal, newest first, and the cursor of the next page."""
-    if role is not None and role not in {r.value for r in Role}:
-        raise InvalidInput(f"actorRole must be one of {', '.join(r.value for r in Role)}", field="actorRole")
     rows = await db.read(
         "queries/core/mutations_list",
         userId=principal.user_id,
         beforeSeq=decode_seq_cursor(cursor) if cursor else None,
         since=since,
         targetId=target_id,
-        role=role,
+        role=role.value if role else None,
         sessionId=session_id,
         limit=limit + 1,
     )
