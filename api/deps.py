@@ -16,7 +16,7 @@ from graph.continuity.sessions import SessionService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import Unauthenticated
+from graph.core.errors import InvalidInput, Unauthenticated
 from graph.core.jobs import Jobs
 from graph.core.principals import ApiKeys, Principal, Role
 from graph.core.ratelimit import RateLimiter
@@ -73,11 +73,22 @@ async def get_principal(
 
 def _in_session(request: Request, principal: Principal) -> Principal:
     """The principal acting in the session its ``X-Session-ID`` header names, if any (422 for
-    a header that is not an id)."""
+    a header that is not an id), giving the reason of ``X-Change-Reason`` (at most 500
+    characters), if any."""
     session_id = request.headers.get("x-session-id")
-    if session_id is None:
-        return principal
-    return replace(principal, session_id=check_id(session_id, "X-Session-ID"))
+    if session_id is not None:
+        principal = replace(principal, session_id=check_id(session_id, "X-Session-ID"))
+    reason = request.headers.get("x-change-reason")
+    if reason is not None:
+        reason = reason.strip()
+        if not reason or len(reason) > MAX_REASON:
+            raise InvalidInput(f"X-Change-Reason must be 1-{MAX_REASON} characters", field="X-Change-Reason")
+        principal = replace(principal, reason=reason)
+    return principal
+
+
+#: The longest reason a change may give (``X-Change-Reason``).
+MAX_REASON = 500
 
 
 def get_knowledge(request: Request) -> KnowledgeNetwork:

@@ -53,7 +53,11 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
         headers = {"Retry-After": str(exc.retry_after)}
     if status >= 500:
         log.warning("request failed: %s", exc.message, extra={"code": exc.code})
-    return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=status, headers=headers)
+    extra = {}
+    if isinstance(exc, errors.Conflict) and exc.blocking_mutation is not None:
+        extra["blockingMutation"] = exc.blocking_mutation
+    body = error_body(exc.code, exc.message, exc.field, **extra)
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _field_of(loc: tuple[Any, ...] | list[Any]) -> str | None:

@@ -64,13 +64,19 @@ class MutationOut(OutModel):
 
     id: str
     seq: int = Field(description="The write's number in your sequence: the journal's order.")
+    part: int = Field(default=0, description="The change's place within its write (a batch has many).")
     at: str
     actor: ActorOut
-    op: str = Field(description="e.g. profile.patch, session.end, pendingAction.carry.")
+    op: str = Field(description="e.g. note.create, note.update, edge.connect, profile.patch, session.end.")
     target_type: str
     target_id: str
     before: Any = Field(default=None, description="The changed fields before (absent for a create).")
     after: Any = Field(default=None, description="The changed fields after (absent for a delete).")
+    undoes: str | None = Field(default=None, description="The mutation this one undid.")
+    undone_by: str | None = Field(default=None, description="The mutation that undid this one.")
+    proposal_id: str | None = Field(
+        default=None, description="The proposal a person approved, if this is one."
+    )
 
 
 class MutationPageOut(OutModel):

@@ -28,6 +28,11 @@ class ErrorBodyOut(BaseModel):
     message: str
     field: str | None = Field(default=None, description="The request field at fault, if one is.")
     details: list[ErrorDetailOut] | None = Field(default=None, description="Every problem (422 only).")
+    blocking_mutation: str | None = Field(
+        default=None,
+        alias="blockingMutation",
+        description="The journal entry that makes an undo unsafe (409 of an undo only).",
+    )
 
 
 class ErrorOut(BaseModel):
@@ -56,14 +61,14 @@ BODY = (413, 415)
 
 
 def answers(
-    *statuses: int, also: tuple[int, str, type[BaseModel]] | None = None
+    *statuses: int,
+    also: tuple[int, str, type[BaseModel]] | list[tuple[int, str, type[BaseModel]]] | None = None,
 ) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for a route: each error status with the error body, and ``also`` a
-    second success status (200 beside a 201) with its meaning and body."""
+    """``responses=`` for a route: each error status with the error body, and ``also`` the
+    other success statuses (200 beside a 201, a 202 proposal) with their meaning and body."""
     documented: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorOut, "description": MEANING[status]} for status in statuses
     }
-    if also is not None:
-        status, description, model = also
+    for status, description, model in [also] if isinstance(also, tuple) else also or []:
         documented[status] = {"model": model, "description": description}
     return documented

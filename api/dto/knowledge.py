@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -166,11 +167,52 @@ class NoteOut(OutModel):
     embedding: list[float] | None = None
 
 
-class CreatedNoteOut(OutModel):
-    """The outcome of one create."""
+class ProposedByOut(OutModel):
+    """Who proposed a write."""
 
-    node: NoteOut
+    role: str
+    agent_id: str | None = None
+    session_id: str | None = None
+
+
+class ProposalDecisionOut(OutModel):
+    """How a person decided a proposal."""
+
+    reason: str | None = None
+    mutation_ids: list[str] = Field(
+        default_factory=list, description="The journal entries of the write, once approved."
+    )
+
+
+class ProposalOut(OutModel):
+    """An agent's write held back because it would override a person's correction."""
+
+    id: str
+    status: Literal["pending", "approved", "rejected"]
+    op: str = Field(description="note.create, note.update, note.delete, or undo.")
+    target_id: str | None = None
+    payload: dict[str, Any] = Field(description="The write as the agent asked for it.")
+    fields: list[str] = Field(description="The corrected fields it would change.")
+    correction_ids: list[str]
+    proposed_by: ProposedByOut
+    created_at: str
+    decided_at: str | None = None
+    decision: ProposalDecisionOut | None = None
+
+
+class ProposedOut(OutModel):
+    """202: the write was not applied; a person decides (POST /v1/proposals/{id}/approve)."""
+
+    proposal: ProposalOut
+
+
+class CreatedNoteOut(OutModel):
+    """The outcome of one create: the note, or (an agent's create of a fact a person
+    deleted, or a merge into corrected fields) the proposal it became."""
+
+    node: NoteOut | None = None
     merged_into: str | None = None
+    proposal: ProposalOut | None = None
 
 
 class NoteBatchOut(OutModel):
@@ -332,3 +374,63 @@ class SearchOut(OutModel):
     expanded: list[ReachedNoteOut]
     edges: list[EdgeOut]
     plan: str | None = None
+
+
+# --- corrections and proposals -------------------------------------------------------------------
+class AcknowledgementOut(OutModel):
+    """A session that has seen a correction."""
+
+    session_id: str
+    action_taken: str
+    at: str
+
+
+class CorrectionOut(OutModel):
+    """A person's correction of agent-written fields of a note."""
+
+    id: str
+    kind: Literal["update", "delete"]
+    status: Literal["active", "retired"] = Field(
+        description="retired once the mutation it records is undone."
+    )
+    target_type: str
+    target_id: str
+    fields: list[str]
+    mutation_id: str
+    before: dict[str, Any] = Field(description="What the agent had written, field by field.")
+    after: dict[str, Any] | None = Field(default=None, description="What the person set (none for a delete).")
+    reason: str | None = Field(default=None, description="The X-Change-Reason the person gave.")
+    at: str
+    acknowledgements: list[AcknowledgementOut]
+
+
+class CorrectionPageOut(OutModel):
+    """A page of corrections, newest first."""
+
+    items: list[CorrectionOut]
+    next_cursor: str | None = None
+
+
+class AcknowledgeIn(CamelModel):
+    """A session acknowledges a correction."""
+
+    session_id: str = Field(min_length=1, max_length=128)
+    action_taken: str = Field(max_length=2_000, description="What the session did about it.")
+
+    @field_validator("action_taken")
+    @classmethod
+    def _action_taken(cls, value: str) -> str:
+        return non_blank(value, "actionTaken")
+
+
+class ProposalPageOut(OutModel):
+    """A page of proposals, newest first."""
+
+    items: list[ProposalOut]
+    next_cursor: str | None = None
+
+
+class DecideIn(CamelModel):
+    """A person's decision on a proposal."""
+
+    reason: str | None = Field(default=None, max_length=2_000)

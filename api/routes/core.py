@@ -90,9 +90,11 @@ async def list_mutations(
     cursor: str | None = None,
 ) -> JSONResponse:
     """The journal of your memory, newest first: who changed what, when, in which session
-    (`X-Session-ID`), with the fields before and after. Journaled today: the profile,
-    session starts and ends, pending-action acknowledgements and carries; each records one
-    mutation in the transaction of its write."""
+    (`X-Session-ID`), with the fields before and after. Every write records its mutations
+    in its own transaction (a batch one per note or edge, numbered by `part`): notes,
+    merges, edges, threads, messages, insights and their consolidation, the profile,
+    sessions, pending actions, corrections, proposals and undo. `targetId` gives one thing's
+    history (an edge's id is `"<sourceId> <type> <targetId>"`)."""
     items, next_cursor = await journal.list_mutations(
         services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
         role=Role(actor_role) if actor_role else None, session_id=session_id, limit=limit, cursor=cursor,

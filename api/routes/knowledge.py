@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.responses import JSONResponse
@@ -25,18 +25,35 @@ from api.dto.knowledge import (
     NoteOut,
     NotePageOut,
     NotePatchIn,
+    ProposalOut,
+    ProposedOut,
     SearchIn,
     SearchOut,
 )
 from api.responses import FastJSONResponse
 from graph.core.values import check_id
-from graph.knowledge.models import EdgeType, KnowledgeSource, KnowledgeStatus, KnowledgeType
+from graph.knowledge.models import (
+    CreateResult,
+    EdgeType,
+    KnowledgeSource,
+    KnowledgeStatus,
+    KnowledgeType,
+    Proposed,
+)
 
 router = APIRouter(tags=["knowledge"])
 #: Its own tag in the OpenAPI document; included after ``router``.
 search_router = APIRouter(tags=["search"])
 
 NoteId = Annotated[str, Path(description="The note's id.")]
+
+#: What a 202 of a write means.
+PROPOSED = "not applied: it would override a person's correction, so it waits as a proposal"
+
+
+def proposed(proposal: dict[str, Any]) -> JSONResponse:
+    """The 202 answer of a write that became a proposal."""
+    return JSONResponse(dump(ProposedOut.model_validate({"proposal": proposal})), status_code=202)
 
 
 @router.post(
@@ -47,12 +64,20 @@ NoteId = Annotated[str, Path(description="The note's id.")]
         409,
         502,
         *BODY,
-        also=(200, "the id existed already, or the note was merged into its twin", CreatedNoteOut),
+        also=[
+            (200, "the id existed already, or the note was merged into its twin", CreatedNoteOut),
+            (202, PROPOSED, ProposedOut),
+        ],
     ),
 )
 async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
-    """Create an atomic note (or fold it into an active note with cosine >= 0.95)."""
+    """Create an atomic note (or fold it into an active note with cosine >= 0.95).
+
+    An agent's create of a twin of a note a person deleted from an agent, or a merge that
+    would move fields a person corrected, is not applied: 202 with the proposal."""
     [result] = await knowledge.notes.create(principal, [body.to_domain()], batch=False)
+    if result.proposal is not None:
+        return proposed(result.proposal)
     out = CreatedNoteOut.model_validate({"node": result.node, "mergedInto": result.merged_into})
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
 
@@ -66,7 +91,10 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
         409,
         502,
         *BODY,
-        also=(200, "nothing new: every id existed already, or every note was merged", NoteBatchOut),
+        also=[
+            (200, "nothing new: every id existed already, or every note was merged", NoteBatchOut),
+            (202, "nothing created, and some notes became proposals (see results)", NoteBatchOut),
+        ],
     ),
 )
 async def create_notes(
@@ -74,17 +102,24 @@ async def create_notes(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
-    """Create up to 1,000 notes in one transaction: all of them, or none."""
+    """Create up to 1,000 notes in one transaction: all of them, or none. A note an agent
+    may not write (see the single create) is reported as `{proposal}` in its place."""
     results = await knowledge.notes.create(principal, [n.to_domain() for n in body.items], batch=True)
     # The service builds the documented shape; re-validating 1,000 notes through NoteBatchOut
     # would only cost time (the single create still goes through CreatedNoteOut).
-    out = {
-        "results": [
-            {"node": r.node, "mergedInto": r.merged_into} if r.merged_into else {"node": r.node}
-            for r in results
-        ]
-    }
-    return FastJSONResponse(out, status_code=201 if any(r.created for r in results) else 200)
+    out = {"results": [_created(r) for r in results]}
+    status = 201 if any(r.created for r in results) else 200
+    if status == 200 and any(r.proposal is not None for r in results):
+        status = 202
+    return FastJSONResponse(out, status_code=status)
+
+
+def _created(result: CreateResult) -> dict[str, Any]:
+    if result.proposal is not None:
+        return {"proposal": dump(ProposalOut.model_validate(result.proposal))}
+    if result.merged_into:
+        return {"node": result.node, "mergedInto": result.merged_into}
+    return {"node": result.node}
 
 
 @router.get("/knowledge", response_model=NotePageOut)
@@ -123,22 +158,36 @@ async def get_note(
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
-@router.patch("/knowledge/{id}", response_model=NoteOut, responses=answers(404, 409, 502, *BODY))
+@router.patch(
+    "/knowledge/{id}",
+    response_model=NoteOut,
+    responses=answers(404, 409, 502, *BODY, also=(202, PROPOSED, ProposedOut)),
+)
 async def update_note(
     id: NoteId,  # noqa: A002
     body: NotePatchIn,
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
-    """Change some fields; the vector is recomputed only if title or content changed."""
-    node = await knowledge.notes.update(principal, id, body.to_domain())
-    return JSONResponse(dump(NoteOut.model_validate(node)))
+    """Change some fields; the vector is recomputed only if title or content changed.
+
+    A person's change of fields an agent wrote is a correction (give the reason in
+    `X-Change-Reason`); an agent's change of a corrected field waits as a proposal (202)."""
+    result = await knowledge.notes.update(principal, id, body.to_domain())
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
+    return JSONResponse(dump(NoteOut.model_validate(result)))
 
 
-@router.delete("/knowledge/{id}", status_code=204, responses=answers(404))
+@router.delete("/knowledge/{id}", status_code=204, responses=answers(404, also=(202, PROPOSED, ProposedOut)))
 async def delete_note(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> Response:  # noqa: A002
-    """Delete a note with its edges; notes it alone superseded become active again."""
-    await knowledge.notes.delete(principal, id)
+    """Delete a note with its edges; notes it alone superseded become active again.
+
+    A person's delete of an agent's note is a correction: no agent writes its twin back. An
+    agent's delete of a corrected note waits as a proposal (202)."""
+    result = await knowledge.notes.delete(principal, id)
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
     return Response(status_code=204)
 
 

@@ -24,6 +24,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.extractors import ExtractedInsight, Extractor, ThreadMessage
 from graph.conversations.models import InsightType
 from graph.conversations.threads import require_thread
+from graph.core import journal
 from graph.core.db import Database, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput
@@ -135,15 +136,28 @@ class InsightService:
             }
             for i, vector in zip(found, vectors, strict=True)
         ]
-        result = await self._gate.run(
-            principal.user_id,
-            "queries/conversations/insights_store",
-            rows=rows,
-            threadId=thread_id,
-            extractor=self._extractor.name,
-            embeddingModel=self._embedder.model_id,
-        )
-        return sum(1 for r in result if r["created"])
+        pipeline = principal.pipeline(f"extractor:{self._extractor.name}")
+
+        async def work(gated: Gated) -> int:
+            result = await gated.run(
+                "queries/conversations/insights_store",
+                rows=rows,
+                threadId=thread_id,
+                extractor=self._extractor.name,
+                embeddingModel=self._embedder.model_id,
+            )
+            new = {r["id"] for r in result if r["created"]}
+            await journal.record_many(gated, pipeline, [
+                journal.Change("insight.create", "Insight", str(row["id"]), None, {
+                    "threadId": thread_id, "messageId": row["messageId"], "type": row["type"],
+                    "content": row["content"], "confidence": row["confidence"],
+                })
+                for row in rows
+                if row["id"] in new
+            ])  # fmt: skip
+            return len(new)
+
+        return await self._gate.write(principal.user_id, work)
 
     async def feedback_loop(
         self, principal: Principal, thread_id: str, memo: dict[str, Any] | None = None
@@ -202,14 +216,22 @@ class InsightService:
         ]
 
         async def link(gated: Gated, results: list[CreateResult]) -> None:
-            rows = [
+            rows = [  # an insight held back by a person's correction stays unconsolidated
                 {"knowledgeId": res.node["id"], "insightId": r["id"], "updated": res.merged_into is not None}
                 for r, res in zip(insights, results, strict=True)
+                if res.node is not None
             ]
             await gated.run("queries/conversations/insights_derive_knowledge", rows=rows)
+            await journal.record_many(gated, pipeline, [
+                journal.Change("insight.consolidate", "Insight", row["insightId"], None, {
+                    "knowledgeId": row["knowledgeId"], "updated": row["updated"],
+                })
+                for row in rows
+            ])  # fmt: skip
 
+        pipeline = principal.pipeline(f"extractor:{self._extractor.name}")
         results = await self._notes.create(
-            principal.pipeline(f"extractor:{self._extractor.name}"),
+            pipeline,
             notes,
             batch=True,
             then=link,

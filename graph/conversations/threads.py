@@ -15,6 +15,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from graph.conversations.models import ContextType, NewMessage
+from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -55,6 +56,10 @@ class ThreadService:
                 role=principal.role.value,
                 agentId=principal.agent_id,
             )
+            if row["created"]:
+                await journal.record_many(gated, principal, [journal.Change(
+                    "thread.create", "Thread", tid, None, {"contextType": context_type.value, "topic": topic}
+                )])  # fmt: skip
             return row, await gated.run("queries/conversations/threads_by_ids", ids=[tid])
 
         row, threads = await self._gate.write(principal.user_id, work)
@@ -113,7 +118,14 @@ class ThreadService:
             for field, tid in (("id", thread_id), ("threadId", other_id)):
                 if tid not in found:
                     raise NotFound(f"no thread {tid!r}", field=field)
-            return await gated.run(query, id=thread_id, otherId=other_id)
+            rows = await gated.run(query, id=thread_id, otherId=other_id)
+            if rows and rows[0].get("created" if not remove else "unlinked"):
+                link = {"threadId": other_id}
+                op = "thread.unlink" if remove else "thread.link"
+                before, after = (link, None) if remove else (None, link)
+                change = journal.Change(op, "Thread", thread_id, before, after)
+                await journal.record_many(gated, principal, [change])
+            return rows
 
         rows = await self._gate.write(principal.user_id, work)
         if remove and (not rows or rows[0]["unlinked"] == 0):
@@ -169,6 +181,12 @@ class ThreadService:
                 previous = mid
             if rows:
                 await gated.run("queries/conversations/messages_append", threadId=thread_id, rows=rows)
+                await journal.record_many(gated, principal, [
+                    journal.Change("message.append", "Message", r["id"], None, {
+                        "threadId": thread_id, "role": r["role"], "content": r["content"], "seq": r["seq"],
+                    })
+                    for r in rows
+                ])  # fmt: skip
             return await gated.run("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)
 
         stored = await self._gate.write(principal.user_id, work)

@@ -42,9 +42,16 @@ class NotFound(ContextNetworkError):
 
 
 class Conflict(ContextNetworkError):
-    """The write clashes with existing data."""
+    """The write clashes with existing data; ``blocking_mutation`` names the journal entry
+    that stands in the way, when one does (an undo that later writes make unsafe)."""
 
     code = "conflict"
+
+    def __init__(
+        self, message: str, *, field: str | None = None, blocking_mutation: str | None = None
+    ) -> None:
+        super().__init__(message, field=field)
+        self.blocking_mutation = blocking_mutation
 
 
 class Unauthenticated(ContextNetworkError):

@@ -13,9 +13,9 @@ begins with ``queries/core/gate_enter``, which locks the user's ``Tenant`` node,
 
 The function is a managed transaction function: the driver may run it again after a
 transient fault, so it must be idempotent, and anything slow (embedding, LLM calls) is
-done before entering. The journal of later issues appends its ``Mutation`` here, in the
-same transaction. ``tests/unit/core/test_write_gate.py`` fails on domain code that writes
-another way.
+done before entering. The journal (:mod:`graph.core.journal`) appends each change's
+``Mutation`` here, in the same transaction. ``tests/unit/core/test_write_gate.py`` fails on
+domain code that writes another way.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class Gated:
     seq: int
     #: How many notes the user has, exactly, as this write begins.
     notes: int
+    #: How many mutations this write has journaled so far (the next one's part).
+    journaled: int = 0
 
     async def run(self, name: str, /, **params: Any) -> list[Row]:
         """Rows of ``cypher/<name>.cypher`` in this transaction; ``$userId`` is the gate's user."""

@@ -1,24 +1,81 @@
 """The journal: every change of a user's memory as a ``Mutation``, in the same transaction.
 
 A mutation records who (role, agent, key, and the session of the request's
-``X-Session-ID``), what (an operation on a target) and the state
-before and after, numbered by the write gate's sequence, so the journal's order is the
-order in which the user's writes committed. It is written through :class:`Gated` only:
-a write that fails leaves no mutation, and a mutation never exists without its write.
-Journaled today: the profile, sessions (start, end) and pending actions (acknowledge,
-carry); the journal issue brings every other write path. One write records one mutation.
+``X-Session-ID``), what (an operation on a target) and the state before and after,
+numbered by the write gate's sequence and, within one write, by its part (a batch of
+1,000 notes is one write of 1,000 mutations, one per note, so each can be undone alone),
+so the journal's order is the order in which the user's writes committed. It is written
+through :class:`Gated` only: a write that fails leaves no mutation, and a mutation never
+exists without its write.
+
+States are JSON text of the fields an undo needs (never embeddings: an undo that brings
+text back embeds it again). What is journaled, and what each operation's before and
+after hold, is listed in ``docs/journal.md``.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from graph.core.db import Database
+from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role
-from graph.core.values import decode_seq_cursor, plain
+from graph.core.values import MAX_SEQ, plain
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change a write makes, as the journal records it."""
+
+    op: str
+    target_type: str
+    target_id: str
+    before: Any = None
+    after: Any = None
+    #: The mutation this change undoes (an undo is journaled as the change it makes).
+    undoes: str | None = None
+    #: The proposal a person approved, when this change is one.
+    proposal_id: str | None = None
+
+
+def _text(state: Any) -> str | None:
+    return json.dumps(state, sort_keys=True) if state is not None else None
+
+
+async def record_many(gated: Gated, principal: Principal, changes: Sequence[Change]) -> list[str]:
+    """Journal ``changes`` in ``gated``'s transaction, in one statement; their ids, in order."""
+    if not changes:
+        return []
+    rows = [
+        {
+            "id": uuid.uuid4().hex,
+            "part": part,
+            "op": c.op,
+            "targetType": c.target_type,
+            "targetId": c.target_id,
+            "before": _text(c.before),
+            "after": _text(c.after),
+            "undoes": c.undoes,
+            "proposalId": c.proposal_id,
+        }
+        for part, c in enumerate(changes, start=gated.journaled)
+    ]
+    gated.journaled += len(rows)
+    await gated.run(
+        "queries/core/mutation_record",
+        rows=rows,
+        seq=gated.seq,
+        role=principal.role.value,
+        agentId=principal.agent_id,
+        keyId=principal.key_id,
+        sessionId=principal.session_id,
+    )
+    return [str(r["id"]) for r in rows]
 
 
 async def record(
@@ -32,26 +89,60 @@ async def record(
     after: Any,
 ) -> str:
     """Journal one change in ``gated``'s transaction; returns the mutation's id."""
-    mutation_id = uuid.uuid4().hex
-    await gated.run(
-        "queries/core/mutation_record",
-        id=mutation_id,
-        seq=gated.seq,
-        role=principal.role.value,
-        agentId=principal.agent_id,
-        keyId=principal.key_id,
-        sessionId=principal.session_id,
-        op=op,
-        targetType=target_type,
-        targetId=target_id,
-        before=json.dumps(before, sort_keys=True) if before is not None else None,
-        after=json.dumps(after, sort_keys=True) if after is not None else None,
-    )
+    [mutation_id] = await record_many(gated, principal, [Change(op, target_type, target_id, before, after)])
     return mutation_id
 
 
-def _state(text: str | None) -> Any:
+def state(text: str | None) -> Any:
+    """A journaled state as the value it was."""
     return json.loads(text) if text is not None else None
+
+
+def mutation_view(row: dict[str, Any], user_id: str) -> dict[str, Any]:
+    """A mutation as the API shows it."""
+    m = plain(row)
+    view = {
+        "id": m["id"], "seq": m["seq"], "part": m.get("part") or 0, "at": m["at"],
+        "actor": {"userId": user_id, "role": m["role"], "agentId": m.get("agentId"),
+                  "sessionId": m.get("sessionId")},
+        "op": m["op"], "targetType": m["targetType"], "targetId": m["targetId"],
+        "before": state(m.get("before")), "after": state(m.get("after")),
+    }  # fmt: skip
+    for key in ("undoes", "undoneBy", "proposalId"):
+        if m.get(key) is not None:
+            view[key] = m[key]
+    return view
+
+
+async def history(gated: Gated, target_id: str, *, after_seq: int | None = None) -> list[dict[str, Any]]:
+    """Every mutation of one target (newest first), or those after ``after_seq``, as the API
+    shows them, read under the write gate (so nothing can be added meanwhile)."""
+    rows = await gated.run(
+        "queries/core/mutations_of_target", targetId=target_id, afterSeq=after_seq, beforeSeq=None,
+        beforePart=None, since=None, role=None, sessionId=None, limit=HISTORY_LIMIT,
+    )  # fmt: skip
+    return [mutation_view(row["mutation"], gated.user_id) for row in rows]
+
+
+async def get(gated: Gated, mutation_id: str) -> dict[str, Any] | None:
+    """One mutation of the gate's user, read under the gate, or ``None``."""
+    rows = await gated.run("queries/core/mutation_get", id=mutation_id)
+    return mutation_view(rows[0]["mutation"], gated.user_id) if rows else None
+
+
+#: How many of a thing's latest mutations the write paths read (who wrote which field).
+HISTORY_LIMIT = 1_000
+
+
+def _cursor(mutation: dict[str, Any]) -> str:
+    return f"{mutation['seq']}.{mutation['part']}"
+
+
+def _decode_cursor(cursor: str) -> tuple[int, int]:
+    seq, _, part = cursor.partition(".")
+    if not (seq.isdigit() and part.isdigit()) or int(seq) > MAX_SEQ or int(part) > MAX_SEQ:
+        raise InvalidInput("cursor is not one this API issued", field="cursor")
+    return int(seq), int(part)
 
 
 async def list_mutations(
@@ -66,25 +157,20 @@ async def list_mutations(
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the caller's journal, newest first, and the cursor of the next page."""
-    rows = await db.read(
-        "queries/core/mutations_list",
-        userId=principal.user_id,
-        beforeSeq=decode_seq_cursor(cursor) if cursor else None,
-        since=since,
-        targetId=target_id,
-        role=role.value if role else None,
-        sessionId=session_id,
-        limit=limit + 1,
-    )
-    items = []
-    for row in rows[:limit]:
-        m = plain(row["mutation"])
-        items.append({
-            "id": m["id"], "seq": m["seq"], "at": m["at"],
-            "actor": {"userId": principal.user_id, "role": m["role"], "agentId": m.get("agentId"),
-                      "sessionId": m.get("sessionId")},
-            "op": m["op"], "targetType": m["targetType"], "targetId": m["targetId"],
-            "before": _state(m.get("before")), "after": _state(m.get("after")),
-        })  # fmt: skip
+    before_seq, before_part = _decode_cursor(cursor) if cursor else (None, None)
+    params = {
+        "userId": principal.user_id,
+        "beforeSeq": before_seq,
+        "beforePart": before_part,
+        "since": since,
+        "role": role.value if role else None,
+        "sessionId": session_id,
+        "limit": limit + 1,
+    }
+    if target_id is not None:  # a thing's history: through the (userId, targetId) index
+        rows = await db.read("queries/core/mutations_of_target", targetId=target_id, afterSeq=None, **params)
+    else:
+        rows = await db.read("queries/core/mutations_list", **params)
+    items = [mutation_view(row["mutation"], principal.user_id) for row in rows[:limit]]
     more = len(rows) > limit
-    return items, str(items[-1]["seq"]) if more else None
+    return items, _cursor(items[-1]) if more else None

@@ -47,6 +47,8 @@ class Principal:
     key_id: str | None = None
     #: The session the caller acts in (``X-Session-ID``), recorded on what it writes.
     session_id: str | None = None
+    #: Why the request changes what it changes (``X-Change-Reason``), kept with a correction.
+    reason: str | None = None
 
     def pipeline(self, name: str) -> Principal:
         """The same user, as a pipeline of the service (``name``, e.g. ``extractor:rules-v1``):

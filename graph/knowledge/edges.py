@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graph.core import journal
 from graph.core.db import Database, Row
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -81,6 +82,11 @@ class EdgeService:
                         "the other way first",
                         field=field(first, "targetId"),
                     )
+            await journal.record_many(gated, principal, [
+                journal.Change("edge.connect", "Edge", edge_target(r["edge"]), None, edge_state(r["edge"]))
+                for r in sorted(created, key=lambda r: r["index"])
+                if r["created"]
+            ])  # fmt: skip
             return created
 
         created = await self._gate.write(principal.user_id, work)
@@ -103,12 +109,30 @@ class EdgeService:
         self, principal: Principal, node_id: str, edge_type: EdgeType, target_id: str
     ) -> None:
         """Remove one edge (404 if there is none)."""
-        rows = await self._gate.run(
-            principal.user_id,
-            "queries/knowledge/edge_delete",
-            sourceId=node_id,
-            targetId=target_id,
-            relType=edge_type.rel_type,
-        )
-        if not rows or rows[0]["deleted"] == 0:
-            raise NotFound(f"no {edge_type.value} edge from {node_id!r} to {target_id!r}", field="targetId")
+
+        async def work(gated: Gated) -> None:
+            rows = await gated.run(
+                "queries/knowledge/edge_delete", sourceId=node_id, targetId=target_id,
+                relType=edge_type.rel_type,
+            )  # fmt: skip
+            if not rows or rows[0]["deleted"] == 0:
+                missing = f"no {edge_type.value} edge from {node_id!r} to {target_id!r}"
+                raise NotFound(missing, field="targetId")
+            await journal.record_many(gated, principal, [
+                journal.Change("edge.disconnect", "Edge", edge_target(edge), edge_state(edge), None)
+                for edge in rows[0]["edges"]
+            ])  # fmt: skip
+
+        await self._gate.write(principal.user_id, work)
+
+
+def edge_target(edge: dict[str, Any]) -> str:
+    """An edge's id in the journal: ``"<sourceId> <type> <targetId>"`` (ids hold no spaces)."""
+    kind = edge.get("relType") or edge["type"]
+    return f"{edge['sourceId']} {EdgeType.from_rel_type(kind).value} {edge['targetId']}"
+
+
+def edge_state(edge: dict[str, Any]) -> dict[str, Any]:
+    """An edge as the journal keeps it (API type name; what an undo needs to bring it back)."""
+    state = {k: v for k, v in edge.items() if v is not None and k not in ("relType", "type")}
+    return state | {"type": EdgeType.from_rel_type(edge.get("relType") or edge["type"]).value}

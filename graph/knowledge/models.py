@@ -133,11 +133,21 @@ class NewEdge:
 
 @dataclass
 class CreateResult:
-    """The outcome of creating one note."""
+    """The outcome of creating one note: the note (created, existing, or the twin it was
+    merged into), or the proposal it became (an agent's create that a person's correction
+    holds back: ``node`` is then ``None``)."""
 
-    node: dict[str, Any]
+    node: dict[str, Any] | None
     created: bool
     merged_into: str | None = None
+    proposal: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """A write that was not applied but stored as a proposal for a person."""
+
+    proposal: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
@@ -22,8 +23,18 @@ from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
+from graph.knowledge import corrections
 from graph.knowledge.dedupe import find_twins
-from graph.knowledge.models import MAX_BATCH, CreateResult, KnowledgeStatus, NewNote, NotePatch
+from graph.knowledge.models import (
+    MAX_BATCH,
+    CreateResult,
+    KnowledgeSource,
+    KnowledgeStatus,
+    KnowledgeType,
+    NewNote,
+    NotePatch,
+    Proposed,
+)
 from graph.knowledge.search import TenantSizes, tenant_key
 from graph.knowledge.views import created_note_view, note_view
 
@@ -80,13 +91,17 @@ class NoteService:
         batch: bool,
         then: Callable[[Gated, list[CreateResult]], Awaitable[None]] | None = None,
         keep_existing: bool = False,
+        approving: str | None = None,
     ) -> list[CreateResult]:
         """Create notes in one gated transaction; ids already present are returned unchanged.
 
         An id already present with other title, content or type is a :class:`Conflict`, unless
         ``keep_existing`` (pipelines that derive notes: what is stored, perhaps a person's
         edit, wins). ``then`` runs inside the same transaction with the results (e.g. to
-        record provenance), so the notes and whatever it writes commit together.
+        record provenance), so the notes and whatever it writes commit together. Each new
+        note and each merge is journaled; a non-human create that a person's correction
+        holds back becomes a proposal (:mod:`graph.knowledge.corrections`). ``approving``
+        names the proposal a person approved, when this create is one.
         """
         if len(notes) > MAX_BATCH:
             raise InvalidInput(f"at most {MAX_BATCH} notes per batch, got {len(notes)}", field="items")
@@ -107,7 +122,7 @@ class NoteService:
         pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
 
         async def work(gated: Gated) -> list[CreateResult]:
-            results = await self._create_tx(gated, principal, pending, field_prefix, keep_existing)
+            results = await self._create_tx(gated, principal, pending, field_prefix, keep_existing, approving)
             if then is not None:
                 await then(gated, results)
             return results
@@ -123,6 +138,7 @@ class NoteService:
         pending: list[PendingNote],
         field_prefix: Callable[[int], str],
         keep_existing: bool,
+        approving: str | None,
     ) -> list[CreateResult]:
         """Under the user's lock: what is already there is decided here, by what is committed."""
         supplied = [p.node_id for p in pending if p.note.id]
@@ -134,6 +150,7 @@ class NoteService:
             for row in await gated.run("queries/knowledge/merged_lookup", ids=supplied):
                 merged_before[row["requestedId"]] = row
         outcome: dict[int, tuple[str, bool, str | None]] = {}  # index -> (node id, created, merged into)
+        proposals: dict[int, dict[str, Any]] = {}
         fresh: list[PendingNote] = []
         for p in pending:
             known = existing.get(p.node_id) or merged_before.get(p.node_id)
@@ -157,21 +174,72 @@ class NoteService:
             else:
                 outcome[p.index] = (known["targetId"], False, known["targetId"])
 
+        guarded = corrections.is_agent(principal) and approving is None
+        if guarded and fresh:  # a fact a person deleted is not written back by an agent
+            revived = await corrections.deleted_twins(
+                gated, [(p.index, p.embedding) for p in fresh], self._dedupe_threshold
+            )
+            for p in fresh:
+                if p.index in revived:
+                    proposals[p.index] = await self._propose_create(
+                        gated, principal, p, {"revives": revived[p.index]}, corrections.NOTE_FIELDS,
+                        [revived[p.index]["correctionId"]],
+                    )  # fmt: skip
+            fresh = [p for p in fresh if p.index not in proposals]
+
         merges = await find_twins(
             gated,
             [p for p in fresh if p.note.dedupe],
             threshold=self._dedupe_threshold,
             plan=self._plan,
         )
+        # What each merge changes on its twin (confidence, tags), as the merge query does it.
+        stored_twins = sorted({t.node_id for t in merges.values()} - {p.node_id for p in fresh})
+        twin_state: dict[str, dict[str, Any]] = {}
+        if stored_twins:
+            for row in await gated.run(
+                "queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False
+            ):
+                node = row["node"]
+                twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
+        held = await corrections.corrected(gated, stored_twins) if guarded else {}
+        for p in fresh:
+            if p.index not in merges:
+                twin_state[p.node_id] = {
+                    "confidence": p.note.confidence,
+                    "tags": list(p.note.tags),
+                    "mergeCount": 0,
+                }
         rows, merge_rows = [], []
+        changes: list[journal.Change] = []
         for p in fresh:
             twin = merges.get(p.index)
             if twin is None:
-                rows.append(self._create_row(p))
+                row = self._create_row(p)
+                rows.append(row)
                 outcome[p.index] = (p.node_id, True, None)
+                changes.append(journal.Change(
+                    "note.create", "Knowledge", p.node_id, None, _created_state(row), proposal_id=approving
+                ))  # fmt: skip
                 continue
+            before = twin_state[twin.node_id]
+            after = {
+                "confidence": max(before["confidence"], p.note.confidence),
+                "tags": before["tags"] + [t for t in p.note.tags if t not in before["tags"]],
+                "mergeCount": before["mergeCount"] + 1,
+            }
+            moved = {k for k in corrections.MERGE_FIELDS if after[k] != before[k]}
+            hits = moved & set(held.get(twin.node_id, {}))
+            if hits:  # the merge would move a field a person corrected
+                proposals[p.index] = await self._propose_create(
+                    gated, principal, p, {"mergeInto": twin.node_id}, hits,
+                    [held[twin.node_id][k] for k in hits],
+                )  # fmt: skip
+                continue
+            merge_id = uuid.uuid4().hex
             merge_rows.append(
                 {
+                    "id": merge_id,
                     "targetId": twin.node_id,
                     "requestedId": p.node_id if p.note.id else None,
                     "title": p.note.title,
@@ -183,6 +251,12 @@ class NoteService:
                     "similarity": twin.similarity,
                 }
             )
+            twin_state[twin.node_id] = after
+            record = {k: v for k, v in merge_rows[-1].items() if k != "targetId"}
+            changes.append(journal.Change(
+                "note.merge", "Knowledge", twin.node_id, before, after | {"merged": record},
+                proposal_id=approving,
+            ))  # fmt: skip
             outcome[p.index] = (twin.node_id, False, twin.node_id)
         actor = {"role": principal.role.value, "agentId": principal.agent_id}
         nodes: dict[str, dict[str, Any]] = {}
@@ -200,14 +274,33 @@ class NoteService:
                 nodes[row["id"]] = created_note_view(row, stamps[row["id"]])
         if merge_rows:
             await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
+        await journal.record_many(gated, principal, changes)
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
         if others:
             for row in await gated.run("queries/knowledge/notes_by_ids", ids=others, withEmbedding=False):
                 nodes[row["node"]["id"]] = note_view(row["node"])
         return [
-            CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
+            CreateResult(node=None, created=False, proposal=proposals[i])
+            if i in proposals
+            else CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
             for i in range(len(pending))
         ]
+
+    @staticmethod
+    async def _propose_create(
+        gated: Gated,
+        principal: Principal,
+        p: PendingNote,
+        why: dict[str, Any],
+        fields: Iterable[str],
+        held_by: Iterable[str],
+    ) -> dict[str, Any]:
+        """An agent's create held back by a correction, stored as a proposal."""
+        payload = {"note": create_payload(p.note, p.node_id)} | why
+        return await corrections.propose(
+            gated, principal, op="note.create", target_id=p.node_id if p.note.id else None,
+            payload=payload, fields=fields, corrections=held_by,
+        )  # fmt: skip
 
     @staticmethod
     def _create_row(p: PendingNote) -> dict[str, Any]:
@@ -282,12 +375,23 @@ class NoteService:
         return items, next_cursor
 
     # --- update and delete ------------------------------------------------------------------
-    async def update(self, principal: Principal, node_id: str, patch: NotePatch) -> dict[str, Any]:
+    async def update(
+        self,
+        principal: Principal,
+        node_id: str,
+        patch: NotePatch,
+        *,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> dict[str, Any] | Proposed:
         """Change some fields; re-embeds only when title or content changed.
 
         The vector is computed before the gate (it is slow) from the text as read then; under
         the gate the note is read again, and if its text changed meanwhile the vector is
-        computed anew, so a stored vector is always its own text's.
+        computed anew, so a stored vector is always its own text's. A patch that changes
+        nothing writes nothing. A non-human patch of a field a person corrected is not
+        applied but proposed; a person's patch of agent-written fields is a correction.
+        ``then`` runs in the same transaction with the ids of the mutations it journaled.
         """
         if patch.status == KnowledgeStatus.SUPERSEDED:
             raise InvalidInput(
@@ -295,25 +399,19 @@ class NoteService:
                 "POST /v1/knowledge/{id}/connections from the note that replaces it",
                 field="status",
             )
-        props: dict[str, Any] = {}
-        for name in ("title", "content", "confidence"):
-            value = getattr(patch, name)
-            if value is not None:
-                props[name] = value
-        for name in ("type", "source", "status"):
-            value = getattr(patch, name)
-            if value is not None:
-                props[name] = value.value
-        if patch.tags is not None:
-            props["tags"] = list(patch.tags)
+        props = patch_props(patch)
         read = await self.get(principal, node_id)
         for _ in range(_PATCH_ATTEMPTS):
             text = _patched_text(read, patch)
             embedding = None
             if text != (read["title"], read["content"]):
                 [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
-            work = functools.partial(self._update_tx, node_id, patch, props, text, embedding)
+            work = functools.partial(
+                self._update_tx, principal, node_id, patch, props, text, embedding, approving, then
+            )
             result = await self._gate.write(principal.user_id, work)
+            if isinstance(result, Proposed):
+                return result
             if "node" in result:
                 node: dict[str, Any] = result["node"]
                 return node
@@ -324,17 +422,20 @@ class NoteService:
 
     async def _update_tx(
         self,
+        principal: Principal,
         node_id: str,
         patch: NotePatch,
         props: dict[str, Any],
         text: tuple[str, str],
         embedding: list[float] | None,
+        approving: str | None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None,
         gated: Gated,
-    ) -> dict[str, Any]:
-        """Under the gate: ``{"node": ...}`` once written, or ``{"stale": ...}`` when the note's
-        text changed since it was read so that ``embedding`` (of ``text``, or ``None`` for an
-        unchanged text) is no longer the vector of the text this update leaves (the caller
-        embeds again). An update of both title and content is never stale."""
+    ) -> dict[str, Any] | Proposed:
+        """Under the gate: ``{"node": ...}`` once written, a proposal, or ``{"stale": ...}``
+        when the note's text changed since it was read so that ``embedding`` (of ``text``,
+        or ``None`` for an unchanged text) is no longer the vector of the text this update
+        leaves (the caller embeds again). An update of both title and content is never stale."""
         rows = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
         if not rows:
             raise NotFound(f"no note {node_id!r}", field="id")
@@ -343,6 +444,11 @@ class NoteService:
         unchanged = leaves == (now["title"], now["content"])
         if leaves != text or (embedding is None and not unchanged):
             return {"stale": now}
+        changed = {k: v for k, v in props.items() if now[k] != v}
+        if not changed:  # nothing to write, nothing to journal
+            if then is not None:
+                await then(gated, [])
+            return {"node": note_view(now)}
         if patch.status == KnowledgeStatus.ACTIVE and now["status"] == KnowledgeStatus.SUPERSEDED.value:
             [by] = await gated.run("queries/knowledge/superseded_by", id=node_id)
             if by["ids"]:
@@ -351,24 +457,148 @@ class NoteService:
                     "delete that supersedes edge to make it active again",
                     field="status",
                 )
+        if corrections.is_agent(principal) and approving is None:
+            held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
+            hits = set(changed) & set(held)
+            if hits:
+                return Proposed(await corrections.propose(
+                    gated, principal, op="note.update", target_id=node_id, payload={"patch": changed},
+                    fields=hits, corrections=[held[k] for k in hits],
+                ))  # fmt: skip
+        written: set[str] = set()
+        if not corrections.is_agent(principal):
+            [snap] = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=False)
+            written = await corrections.agent_written(gated, node_id, snap["note"]["createdByRole"])
         await gated.run(
             "queries/knowledge/note_update",
             id=node_id,
-            props=props,
-            label=patch.type.label if patch.type is not None else None,
-            embedding=embedding,
+            props=changed,
+            label=KnowledgeType(changed["type"]).label if "type" in changed else None,
+            embedding=embedding if not unchanged else None,
             embeddingModel=self._embedder.model_id,
         )
+        before = {k: now[k] for k in changed}
+        [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
+            "note.update", "Knowledge", node_id, before, changed, proposal_id=approving
+        )])  # fmt: skip
+        if written & set(changed):
+            await corrections.record(
+                gated, principal, mutation_id=mutation_id, kind="update", node_id=node_id,
+                fields=written & set(changed), before=before, after=changed,
+            )  # fmt: skip
+        if then is not None:
+            await then(gated, [mutation_id])
         [row] = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
         return {"node": note_view(row["node"])}
 
-    async def delete(self, principal: Principal, node_id: str) -> list[str]:
-        """Delete a note, its edges and merge records; returns notes restored from superseded."""
-        rows = await self._gate.run(principal.user_id, "queries/knowledge/note_delete", id=node_id)
-        if not rows:
-            raise NotFound(f"no note {node_id!r}", field="id")
+    async def delete(
+        self,
+        principal: Principal,
+        node_id: str,
+        *,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> list[str] | Proposed:
+        """Delete a note, its edges and merge records; returns notes restored from superseded.
+
+        Journaled with everything an undo needs to bring it back (not its vector). A
+        non-human delete of a note a person corrected is proposed instead; a person's
+        delete of an agent's note is a correction, which keeps the note's vector so an
+        agent cannot write a twin of it back.
+        """
+
+        async def work(gated: Gated) -> list[str] | Proposed:
+            rows = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=True)
+            if not rows:
+                raise NotFound(f"no note {node_id!r}", field="id")
+            snap = dict(rows[0]["note"])
+            vector = snap.pop("embedding")
+            if corrections.is_agent(principal) and approving is None:
+                held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
+                if held:
+                    return Proposed(await corrections.propose(
+                        gated, principal, op="note.delete", target_id=node_id, payload={},
+                        fields=held, corrections=set(held.values()),
+                    ))  # fmt: skip
+            written = (
+                set()
+                if corrections.is_agent(principal)
+                else await corrections.agent_written(gated, node_id, snap["createdByRole"])
+            )
+            [deleted] = await gated.run("queries/knowledge/note_delete", id=node_id)
+            [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
+                "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving
+            )])  # fmt: skip
+            if written:
+                await corrections.record(
+                    gated, principal, mutation_id=mutation_id, kind="delete", node_id=node_id,
+                    fields=written, before=snap, after=None, embedding=vector,
+                )  # fmt: skip
+            if then is not None:
+                await then(gated, [mutation_id])
+            return list(deleted["restored"])
+
+        result = await self._gate.write(principal.user_id, work)
         self._sizes.forget(principal.user_id)
-        return list(rows[0]["restored"])
+        return result
+
+
+def patch_props(patch: NotePatch) -> dict[str, Any]:
+    """The stored properties a patch sets."""
+    props: dict[str, Any] = {}
+    for name in ("title", "content", "confidence"):
+        value = getattr(patch, name)
+        if value is not None:
+            props[name] = value
+    for name in ("type", "source", "status"):
+        value = getattr(patch, name)
+        if value is not None:
+            props[name] = value.value
+    if patch.tags is not None:
+        props["tags"] = list(patch.tags)
+    return props
+
+
+def patch_from_props(props: dict[str, Any]) -> NotePatch:
+    """A patch that sets stored properties (of a proposal, of an undo)."""
+    return NotePatch(
+        title=props.get("title"),
+        content=props.get("content"),
+        type=KnowledgeType(props["type"]) if "type" in props else None,
+        source=KnowledgeSource(props["source"]) if "source" in props else None,
+        confidence=props.get("confidence"),
+        tags=tuple(props["tags"]) if "tags" in props else None,
+        status=KnowledgeStatus(props["status"]) if "status" in props else None,
+    )
+
+
+def create_payload(note: NewNote, node_id: str) -> dict[str, Any]:
+    """A create as a proposal keeps it (without its vector: approving embeds it again)."""
+    return {
+        "id": node_id, "title": note.title, "content": note.content, "type": note.type.value,
+        "source": note.source.value, "confidence": note.confidence, "tags": list(note.tags),
+        "dedupe": note.dedupe,
+    }  # fmt: skip
+
+
+def note_from_payload(payload: dict[str, Any]) -> NewNote:
+    """The create a proposal holds."""
+    return NewNote(
+        id=payload["id"], title=payload["title"], content=payload["content"],
+        type=KnowledgeType(payload["type"]), source=KnowledgeSource(payload["source"]),
+        confidence=payload["confidence"], tags=tuple(payload["tags"]), dedupe=payload["dedupe"],
+    )  # fmt: skip
+
+
+def _created_state(row: dict[str, Any]) -> dict[str, Any]:
+    """A new note's fields as the journal keeps them."""
+    state = {k: row[k] for k in ("title", "content", "type", "source", "confidence", "tags")}
+    return state | {"status": KnowledgeStatus.ACTIVE.value}
+
+
+def snapshot_state(snap: dict[str, Any]) -> dict[str, Any]:
+    """A deleted note as the journal keeps it: what an undo needs to bring it back."""
+    return {k: v for k, v in snap.items() if v is not None and k != "embedding"}
 
 
 #: How often an update re-embeds because its note's text changed while it was embedding.

@@ -1,23 +1,63 @@
-// Journal one change of a user's memory, in the transaction that makes it: who (role,
-// agent, key, the session it acted in), what (op, target), the state before and after
-// (JSON text), and the write gate's sequence number, which orders the journal. Linked to
-// its target when that still exists ((:Mutation)-[:CHANGED]->(target)), so Neo4j Browser
-// shows a target's history. $targetType is one of the labels matched below.
+// Journal the changes of one write, in the transaction that makes it: who (role, agent,
+// key, the session it acted in), what (op, target), the state before and after (JSON
+// text), the write gate's sequence number and each change's part within the write, which
+// order the journal. Each is linked to what it changed when that still exists
+// ((:Mutation)-[:CHANGED]->(target); an edge's change to both its notes), so Neo4j Browser
+// shows a thing's history. An undo is linked to the mutation it undoes (:UNDOES).
+UNWIND $rows AS row
 CREATE (m:Mutation {
-  userId: $userId, id: $id, seq: $seq, at: datetime(), role: $role, agentId: $agentId,
-  keyId: $keyId, sessionId: $sessionId, op: $op, targetType: $targetType, targetId: $targetId,
-  before: $before, after: $after
+  userId: $userId, id: row.id, seq: $seq, part: row.part, at: datetime(), role: $role,
+  agentId: $agentId, keyId: $keyId, sessionId: $sessionId, op: row.op,
+  targetType: row.targetType, targetId: row.targetId, before: row.before, after: row.after,
+  undoes: row.undoes, proposalId: row.proposalId
 })
-WITH m
-CALL (m) {
-  OPTIONAL MATCH (profile:Profile)
-  WHERE $targetType = 'Profile' AND profile.userId = $userId
-  OPTIONAL MATCH (session:Session)
-  WHERE $targetType = 'Session' AND session.userId = $userId AND session.id = $targetId
-  OPTIONAL MATCH (action:PendingAction)
-  WHERE $targetType = 'PendingAction' AND action.userId = $userId AND action.id = $targetId
-  WITH m, coalesce(profile, session, action) AS target
-  WHERE target IS NOT NULL
+WITH m, row
+CALL (m, row) {
+  WITH m, row
+  WHERE row.targetType = 'Knowledge'
+  MATCH (target:Knowledge {userId: $userId, id: row.targetId})
   CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Edge'
+  WITH m, split(row.targetId, ' ') AS ends
+  MATCH (target:Knowledge {userId: $userId})
+  WHERE target.id IN [ends[0], ends[2]]
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Thread'
+  MATCH (target:Thread {userId: $userId, id: row.targetId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Message'
+  MATCH (target:Message {userId: $userId, id: row.targetId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Insight'
+  MATCH (target:Insight {userId: $userId, id: row.targetId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Profile'
+  MATCH (target:Profile {userId: $userId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'Session'
+  MATCH (target:Session {userId: $userId, id: row.targetId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.targetType = 'PendingAction'
+  MATCH (target:PendingAction {userId: $userId, id: row.targetId})
+  CREATE (m)-[:CHANGED]->(target)
+  UNION
+  WITH m, row
+  WHERE row.undoes IS NOT NULL
+  MATCH (undone:Mutation {userId: $userId, id: row.undoes})
+  CREATE (m)-[:UNDOES]->(undone)
 }
-RETURN m.id AS id
+RETURN count(DISTINCT m) AS recorded

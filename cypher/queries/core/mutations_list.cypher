@@ -1,18 +1,20 @@
-// A page of a user's journal, newest first (by the write gate's sequence, read in the order
-// of the (userId, seq) index), optionally since a time, of one target, by one actor role,
-// or in one session; $beforeSeq continues after the last page.
+// A page of a user's journal, newest first (by the write gate's sequence and the part
+// within a write, read in the order of the (userId, seq) index), optionally since a time,
+// by one actor role, or in one session; $beforeSeq and $beforePart continue after the
+// last page. One thing's history is mutations_of_target.
 MATCH (m:Mutation)
 USING INDEX m:Mutation(userId, seq)
 WHERE m.userId = $userId AND m.seq IS NOT NULL
-  AND ($beforeSeq IS NULL OR m.seq < $beforeSeq)
+  AND ($beforeSeq IS NULL OR m.seq < $beforeSeq
+       OR (m.seq = $beforeSeq AND coalesce(m.part, 0) < $beforePart))
   AND ($since IS NULL OR m.at >= datetime($since))
-  AND ($targetId IS NULL OR m.targetId = $targetId)
   AND ($role IS NULL OR m.role = $role)
   AND ($sessionId IS NULL OR m.sessionId = $sessionId)
 WITH m
-ORDER BY m.userId DESC, m.seq DESC
+ORDER BY m.userId DESC, m.seq DESC, m.part DESC
 LIMIT $limit
 RETURN m {
-  .id, .seq, .role, .agentId, .sessionId, .op, .targetType, .targetId, .before, .after,
-  at: m.at.epochMillis
+  .id, .seq, .part, .role, .agentId, .sessionId, .op, .targetType, .targetId, .before, .after,
+  .undoes, .proposalId, at: m.at.epochMillis,
+  undoneBy: [(u:Mutation)-[:UNDOES]->(m) | u.id][0]
 } AS mutation

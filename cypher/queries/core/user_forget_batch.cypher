@@ -27,6 +27,13 @@ CALL () {
   UNION ALL
   MATCH (n:Mutation) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:Correction) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:CorrectionAck)
+  WHERE n.userId = $userId AND n.correctionId IS NOT NULL AND n.sessionId IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Proposal) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

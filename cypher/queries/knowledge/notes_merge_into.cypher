@@ -1,8 +1,9 @@
-// Fold near-duplicate creates into existing notes, keeping each as a MergedNote record.
+// Fold near-duplicate creates into existing notes, keeping each as a MergedNote record
+// (with an id, so an undo of the merge removes just that record).
 UNWIND $merges AS m
 MATCH (k:Knowledge {userId: $userId, id: m.targetId})
 CREATE (k)-[:MERGED_FROM]->(:MergedNote {
-  userId: $userId, requestedId: m.requestedId, title: m.title, content: m.content,
+  userId: $userId, id: m.id, requestedId: m.requestedId, title: m.title, content: m.content,
   type: m.type, source: m.source, confidence: m.confidence, tags: m.tags,
   similarity: m.similarity, mergedAt: datetime(), createdByRole: $role, createdByAgent: $agentId
 })

@@ -274,6 +274,6 @@ async def test_forgetting_reads_only_the_users_own_nodes(db: Database) -> None:
     scans = [op for op in operators if "AllNodesScan" in op or "NodeByLabelScan" in op]
     assert not scans, operators
     # One index seek per label a user's data has (Knowledge, MergedNote, Message, Insight,
-    # Thread, Job, Session, PendingAction, Agent, Profile, Preference, Mutation, RateWindow,
-    # ApiKey).
-    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 14, operators
+    # Thread, Job, Session, PendingAction, Agent, Profile, Preference, Mutation, Correction,
+    # CorrectionAck, Proposal, RateWindow, ApiKey).
+    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 17, operators

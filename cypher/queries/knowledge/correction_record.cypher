@@ -1,0 +1,15 @@
+// A person's correction of agent-written fields of a note, linked to its mutation. A
+// delete keeps the note's vector, so an agent's create of a twin of it becomes a proposal.
+MATCH (m:Mutation {userId: $userId, id: $mutationId})
+CREATE (c:Correction {
+  userId: $userId, id: $id, seq: $seq, mutationId: $mutationId, kind: $kind,
+  targetId: $targetId, fields: $fields, before: $before, after: $after, reason: $reason,
+  keyId: $keyId, at: datetime(), status: 'active'
+})
+CREATE (c)-[:RECORDS]->(m)
+WITH c
+CALL (c) {
+  WITH c WHERE $embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(c, 'embedding', $embedding)
+}
+RETURN c.id AS id

@@ -1,0 +1,19 @@
+// A user's corrections, newest first; with $unacknowledgedBy, only the active ones of the
+// last $windowSeconds that this session has not acknowledged.
+MATCH (c:Correction)
+USING INDEX c:Correction(userId, seq)
+WHERE c.userId = $userId AND c.seq IS NOT NULL
+  AND ($beforeSeq IS NULL OR c.seq < $beforeSeq)
+  AND ($targetId IS NULL OR c.targetId = $targetId)
+  AND ($unacknowledgedBy IS NULL OR (
+        c.status = 'active'
+        AND c.at >= datetime() - duration({seconds: $windowSeconds})
+        AND NOT EXISTS { (:CorrectionAck {sessionId: $unacknowledgedBy})-[:ACKNOWLEDGES]->(c) }))
+WITH c
+ORDER BY c.userId DESC, c.seq DESC
+LIMIT $limit
+RETURN c.seq AS seq, c {
+  .id, .kind, .status, .targetId, .fields, .mutationId, .before, .after, .reason,
+  at: c.at.epochMillis,
+  acks: [(a:CorrectionAck)-[:ACKNOWLEDGES]->(c) | a {.sessionId, .actionTaken, at: a.at.epochMillis}]
+} AS correction

@@ -1,0 +1,13 @@
+// An agent's write that would override a person's correction, waiting for a person.
+CREATE (p:Proposal {
+  userId: $userId, id: $id, seq: $seq, status: 'pending', op: $op, targetId: $targetId,
+  payload: $payload, fields: $fields, correctionIds: $correctionIds, role: $role,
+  agentId: $agentId, keyId: $keyId, sessionId: $sessionId, createdAt: datetime()
+})
+WITH p
+CALL (p) {
+  MATCH (c:Correction {userId: $userId})
+  WHERE c.id IN $correctionIds
+  CREATE (p)-[:CHALLENGES]->(c)
+}
+RETURN p {.*, createdAt: p.createdAt.epochMillis} AS proposal
