@@ -16,7 +16,7 @@ from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
-from api.routes import continuity, conversations, core, knowledge
+from api.routes import continuity, conversations, core, corrections, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
 from graph.continuity.pending import PendingActionService
@@ -157,5 +157,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(knowledge.search_router)
     v1.include_router(conversations.router)
     v1.include_router(continuity.router)
+    v1.include_router(corrections.router)
     app.include_router(v1)
     return app

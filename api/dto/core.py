@@ -84,3 +84,9 @@ class MutationPageOut(OutModel):
 
     items: list[MutationOut]
     next_cursor: str | None = None
+
+
+class UndoneOut(OutModel):
+    """An undo, as the journal recorded it (its `undoes` names the mutation undone)."""
+
+    mutation: MutationOut

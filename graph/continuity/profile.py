@@ -17,7 +17,7 @@ from typing import Any
 from graph.conversations.insights import InsightService
 from graph.core import journal
 from graph.core.db import Database, Row
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
@@ -104,11 +104,23 @@ class ProfileService:
     async def _current(gated: Gated) -> dict[str, Any]:
         return _from_rows(await gated.run("queries/continuity/profile_get"))
 
-    async def _write(self, principal: Principal, op: str, change: Change) -> dict[str, Any]:
+    async def _write(
+        self, principal: Principal, op: str, change: Change, *, undoing: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], str | None]:
         """Read the profile under the user's lock, let ``change`` compute the new one
-        (``{name: {value, insightId?, threadId?}}``, background), write it and journal it."""
+        (``{name: {value, insightId?, threadId?}}``, background), write it and journal it;
+        the profile and the mutation's id (``None`` when nothing changed). ``undoing`` is
+        the mutation this write undoes: a later change of the profile makes that a 409."""
 
-        async def work(gated: Gated) -> dict[str, Any]:
+        async def work(gated: Gated) -> tuple[dict[str, Any], str | None]:
+            if undoing is not None:
+                later = await journal.later(gated, undoing)
+                if later:
+                    raise Conflict(
+                        f"the profile changed after mutation {undoing['id']!r} ({later[0]['op']} "
+                        f"{later[0]['id']!r}); undo that first",
+                        blocking_mutation=later[0]["id"],
+                    )
             before = await self._current(gated)
             src = before["sources"]
             kept = {
@@ -117,7 +129,7 @@ class ProfileService:
             }
             preferences, background = change(kept, before["background"])
             if _unchanged(kept, preferences) and background == before["background"]:
-                return before  # nothing to write, nothing to journal
+                return before, None  # nothing to write, nothing to journal
             if len(preferences) > MAX_PREFERENCES:
                 raise InvalidInput(
                     f"a profile holds at most {MAX_PREFERENCES} preferences", field="preferences"
@@ -130,13 +142,28 @@ class ProfileService:
                 agentId=principal.agent_id,
             )
             after = await self._current(gated)
-            await journal.record(
-                gated, principal, op=op, target_type="Profile", target_id=principal.user_id,
-                before=_journaled(before), after=_journaled(after),
-            )  # fmt: skip
-            return after
+            [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
+                op, "Profile", principal.user_id, _journaled(before), _journaled(after),
+                undoes=undoing["id"] if undoing else None,
+            )])  # fmt: skip
+            return after, mutation_id
 
         return await self._gate.write(principal.user_id, work)
+
+    async def undo(self, principal: Principal, mutation: dict[str, Any]) -> str | None:
+        """Bring the profile back to its state before ``mutation`` (journaled as a
+        ``profile.replace`` that undoes it); the undo's mutation id."""
+        restore = mutation.get("before") or {"preferences": {}, "background": None}
+
+        def change(kept: dict[str, dict[str, Any]], _: str | None) -> tuple[dict[str, Any], str | None]:
+            new = {
+                name: kept[name] if name in kept and _same(kept[name]["value"], value) else {"value": value}
+                for name, value in restore["preferences"].items()
+            }
+            return new, restore["background"]
+
+        _, mutation_id = await self._write(principal, "profile.replace", change, undoing=mutation)
+        return mutation_id
 
     async def replace(
         self, principal: Principal, preferences: Mapping[str, Value], background: str | None
@@ -150,7 +177,8 @@ class ProfileService:
             }
             return new, background
 
-        return await self._write(principal, "profile.replace", change)
+        profile, _ = await self._write(principal, "profile.replace", change)
+        return profile
 
     async def patch(
         self,
@@ -174,7 +202,8 @@ class ProfileService:
                     new[name] = {"value": value}
             return new, background if background_given else old_background
 
-        return await self._write(principal, "profile.patch", change)
+        profile, _ = await self._write(principal, "profile.patch", change)
+        return profile
 
     async def promote(
         self, principal: Principal, insight_ids: Sequence[str], names: Mapping[str, str]
@@ -212,4 +241,5 @@ class ProfileService:
         ) -> tuple[dict[str, Any], str | None]:
             return {**kept, **promoted}, background
 
-        return await self._write(principal, "profile.promote", change)
+        profile, _ = await self._write(principal, "profile.promote", change)
+        return profile

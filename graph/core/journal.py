@@ -124,6 +124,18 @@ async def history(gated: Gated, target_id: str, *, after_seq: int | None = None)
     return [mutation_view(row["mutation"], gated.user_id) for row in rows]
 
 
+async def later(gated: Gated, mutation: dict[str, Any]) -> list[dict[str, Any]]:
+    """The mutations of ``mutation``'s target journaled after it (newest first)."""
+    since = await history(gated, mutation["targetId"], after_seq=mutation["seq"] - 1)
+    return [m for m in since if (m["seq"], m["part"]) > (mutation["seq"], mutation["part"])]
+
+
+async def find(db: Database, principal: Principal, mutation_id: str) -> dict[str, Any] | None:
+    """One mutation of the caller's journal, or ``None``."""
+    rows = await db.read("queries/core/mutation_get", userId=principal.user_id, id=mutation_id)
+    return mutation_view(rows[0]["mutation"], principal.user_id) if rows else None
+
+
 async def get(gated: Gated, mutation_id: str) -> dict[str, Any] | None:
     """One mutation of the gate's user, read under the gate, or ``None``."""
     rows = await gated.run("queries/core/mutation_get", id=mutation_id)

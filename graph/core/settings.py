@@ -118,6 +118,12 @@ class Settings(BaseSettings):
     dedupe_threshold: float = Field(
         default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
     )
+    correction_window_days: float = Field(
+        default=7.0,
+        gt=0,
+        description="For how many days after a correction every new session is shown it "
+        "(GET /v1/corrections?unacknowledged=true) until that session acknowledges it.",
+    )
     search_exact_max_notes: int = Field(
         default=300, ge=0, description="Users with at most this many notes are searched exactly."
     )

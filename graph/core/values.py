@@ -34,6 +34,7 @@ _CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(
 TIME_KEYS = frozenset(
     {
         "createdAt",
+        "decidedAt",
         "updatedAt",
         "mergedAt",
         "startedAt",

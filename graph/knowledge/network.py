@@ -1,4 +1,5 @@
-"""The knowledge network as one domain: its notes, edges and retrieval, built together.
+"""The knowledge network as one domain: its notes, edges and retrieval, with the undo,
+corrections and proposals that keep it true, built together.
 
 The three services share the vector plan and the per-user note counts that choose it, so
 a create and a search of the same user see the same figures. The API and the CLI build
@@ -13,10 +14,13 @@ from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.corrections import CorrectionService
 from graph.knowledge.edges import EdgeService
 from graph.knowledge.notes import NoteService
+from graph.knowledge.proposals import ProposalService
 from graph.knowledge.retrieval import RetrievalService
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.undo import UndoService
 
 
 @dataclass(frozen=True)
@@ -26,16 +30,22 @@ class KnowledgeNetwork:
     notes: NoteService
     edges: EdgeService
     retrieval: RetrievalService
+    undo: UndoService
+    corrections: CorrectionService
+    proposals: ProposalService
 
     @classmethod
     def from_settings(cls, db: Database, embedder: Embedder, settings: Settings) -> KnowledgeNetwork:
         """The domain as the settings configure it (API and CLI alike)."""
         plan = VectorPlanConfig.from_settings(settings)
         sizes = TenantSizes(settings.tenant_size_cache_seconds)
+        notes = NoteService(db, embedder, dedupe_threshold=settings.dedupe_threshold, plan=plan, sizes=sizes)
+        undo = UndoService(db, embedder, sizes=sizes)
         return cls(
-            notes=NoteService(
-                db, embedder, dedupe_threshold=settings.dedupe_threshold, plan=plan, sizes=sizes
-            ),
+            notes=notes,
             edges=EdgeService(db),
             retrieval=RetrievalService(db, embedder, plan=plan, sizes=sizes),
+            undo=undo,
+            corrections=CorrectionService(db, window_days=settings.correction_window_days),
+            proposals=ProposalService(db, notes, undo),
         )

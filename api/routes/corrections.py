@@ -1,0 +1,164 @@
+"""Truth and the time machine: undo a mutation, human corrections and their
+acknowledgement per session, and proposals (agent writes a correction held back)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from api.deps import KnowledgeDep, PrincipalDep, ServicesDep
+from api.dto.base import dump
+from api.dto.core import UndoneOut
+from api.dto.errors import BODY, answers
+from api.dto.knowledge import (
+    AcknowledgeIn,
+    CorrectionOut,
+    CorrectionPageOut,
+    DecideIn,
+    ProposalOut,
+    ProposalPageOut,
+    ProposedOut,
+)
+from api.routes.knowledge import PROPOSED, proposed
+from graph.core import journal
+from graph.core.errors import Conflict, NotFound
+from graph.core.values import check_id
+from graph.knowledge.models import Proposed
+
+router = APIRouter()
+
+MutationId = Annotated[str, Path(description="The mutation's id (from GET /v1/mutations).")]
+CorrectionId = Annotated[str, Path(description="The correction's id.")]
+ProposalId = Annotated[str, Path(description="The proposal's id.")]
+
+
+@router.post(
+    "/mutations/{id}/undo",
+    response_model=UndoneOut,
+    tags=["journal"],
+    responses=answers(404, 409, 502, also=(202, PROPOSED, ProposedOut)),
+)
+async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """Undo one mutation: restore the state before it, journaled as a mutation of its own
+    (`undoes` names the one undone; undo that to redo). Undoable: notes (create, update,
+    delete with its edges to notes that still exist, merge), edges, and the profile. A later
+    mutation of the same fields, or a restore that would break an invariant (an edge to a
+    deleted note, an id taken since), is a 409 whose `blockingMutation` names what stands in
+    the way; nothing is half-undone. An agent's undo of fields a person corrected waits as a
+    proposal (202)."""
+    mutation = await journal.find(services.db, principal, check_id(id))
+    if mutation is None:
+        raise NotFound(f"no mutation {id!r}", field="id")
+    if mutation["targetType"] == "Profile":
+        undo_id = await services.profile.undo(principal, mutation)
+        done = await journal.find(services.db, principal, undo_id) if undo_id else None
+        if done is None:
+            raise Conflict(f"undoing {id!r} would change nothing", field="id")
+    elif mutation["targetType"] in ("Knowledge", "Edge"):
+        result = await services.knowledge.undo.undo(principal, mutation)
+        if isinstance(result, Proposed):
+            return proposed(result.proposal)
+        done = result
+    else:
+        raise Conflict(f"a {mutation['op']} cannot be undone (notes, edges and the profile can)", field="id")
+    return JSONResponse(dump(UndoneOut.model_validate({"mutation": done})))
+
+
+@router.get("/corrections", response_model=CorrectionPageOut, tags=["corrections"], responses=answers(422))
+async def list_corrections(
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    unacknowledged: Annotated[
+        bool, Query(description="Only those of the window this session has not acknowledged.")
+    ] = False,
+    session_id: Annotated[str | None, Query(alias="sessionId", max_length=128)] = None,
+    target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """People's corrections of agent-written notes, newest first. An agent starting a
+    session asks `?unacknowledged=true&sessionId=<its session>`: every correction of the
+    last days (`CTXNET_CORRECTION_WINDOW_DAYS`, 7) that this session has not acknowledged."""
+    items, next_cursor = await knowledge.corrections.list_corrections(
+        principal, unacknowledged=unacknowledged, session_id=session_id, target_id=target_id,
+        limit=limit, cursor=cursor,
+    )  # fmt: skip
+    return JSONResponse(dump(CorrectionPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.post(
+    "/corrections/{id}/ack",
+    response_model=CorrectionOut,
+    tags=["corrections"],
+    responses=answers(404, *BODY),
+)
+async def acknowledge_correction(
+    id: CorrectionId,  # noqa: A002
+    body: AcknowledgeIn,
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+) -> JSONResponse:
+    """This session has seen the correction, and says what it did about it; it is no longer
+    listed to this session (every other session still sees it). Idempotent per session."""
+    correction = await knowledge.corrections.acknowledge(
+        principal, id, session_id=body.session_id, action_taken=body.action_taken
+    )
+    return JSONResponse(dump(CorrectionOut.model_validate(correction)))
+
+
+@router.get("/proposals", response_model=ProposalPageOut, tags=["proposals"])
+async def list_proposals(
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    status: Literal["pending", "approved", "rejected"] | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Agent writes held back by a person's correction, newest first."""
+    items, next_cursor = await knowledge.proposals.list_proposals(
+        principal, status=status, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(ProposalPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/proposals/{id}", response_model=ProposalOut, tags=["proposals"], responses=answers(404))
+async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
+    """One proposal."""
+    return JSONResponse(dump(ProposalOut.model_validate(await knowledge.proposals.get(principal, id))))
+
+
+@router.post(
+    "/proposals/{id}/approve",
+    response_model=ProposalOut,
+    tags=["proposals"],
+    responses=answers(403, 404, 409, 502, *BODY),
+)
+async def approve_proposal(
+    id: ProposalId,  # noqa: A002
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    body: DecideIn | None = None,
+) -> JSONResponse:
+    """A person applies the proposed write (as their own) and marks it approved, in one
+    transaction. Agent keys get 403."""
+    decided = await knowledge.proposals.approve(principal, id, body.reason if body else None)
+    return JSONResponse(dump(ProposalOut.model_validate(decided)))
+
+
+@router.post(
+    "/proposals/{id}/reject",
+    response_model=ProposalOut,
+    tags=["proposals"],
+    responses=answers(403, 404, 409, *BODY),
+)
+async def reject_proposal(
+    id: ProposalId,  # noqa: A002
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    body: DecideIn | None = None,
+) -> JSONResponse:
+    """A person turns the proposed write down; nothing else changes. Agent keys get 403."""
+    decided = await knowledge.proposals.reject(principal, id, body.reason if body else None)
+    return JSONResponse(dump(ProposalOut.model_validate(decided)))

@@ -1,0 +1,46 @@
+// Bring a deleted note back as the journal kept it (an undo of its delete): its fields,
+// who created it and when, its merge records, and its edges to notes that still exist
+// (a supersedes edge marks its target superseded again). The id is free: the undo checked.
+MATCH (t:Tenant {userId: $userId})
+CREATE (n:Knowledge:$($note.label) {
+  userId: $userId, id: $note.id, title: $note.title, content: $note.content, type: $note.type,
+  source: $note.source, confidence: $note.confidence, tags: $note.tags,
+  status: CASE WHEN $note.status = 'superseded' THEN 'active' ELSE $note.status END,
+  createdAt: datetime({epochMillis: $note.createdAt}), updatedAt: datetime(),
+  tenantKey: $tenantKey, embeddingModel: $embeddingModel, createdByRole: $note.createdByRole,
+  createdByAgent: $note.createdByAgent, mergeCount: coalesce($note.mergeCount, 0)
+})
+SET t.notes = t.notes + 1
+WITH n
+CALL db.create.setNodeVectorProperty(n, 'embedding', $embedding)
+CALL (n) {
+  UNWIND $note.merges AS m
+  CREATE (n)-[:MERGED_FROM]->(:MergedNote {
+    userId: $userId, id: m.id, requestedId: m.requestedId, title: m.title, content: m.content,
+    type: m.type, source: m.source, confidence: m.confidence, tags: m.tags,
+    similarity: m.similarity, mergedAt: datetime({epochMillis: m.mergedAt}),
+    createdByRole: m.createdByRole, createdByAgent: m.createdByAgent
+  })
+}
+CALL (n) {
+  UNWIND $edges AS e
+  MATCH (o:Knowledge {userId: $userId, id: e.otherId})
+  CALL (n, o, e) {
+    WITH * WHERE e.outgoing
+    CREATE (n)-[r:$(e.relType)]->(o)
+    RETURN r
+    UNION
+    WITH * WHERE NOT e.outgoing
+    CREATE (o)-[r:$(e.relType)]->(n)
+    RETURN r
+  }
+  WITH e, r, endNode(r) AS target
+  SET r.createdAt = datetime({epochMillis: e.createdAt}), r.source = e.source,
+      r.confidence = e.confidence, r.note = e.note, r.createdByRole = e.createdByRole,
+      r.createdByAgent = e.createdByAgent
+  FOREACH (_ IN CASE WHEN e.relType = 'SUPERSEDES' AND target.status = 'active' THEN [1] ELSE [] END |
+    SET target.status = 'superseded', target.updatedAt = datetime()
+  )
+  RETURN collect(e.index) AS restored
+}
+RETURN n.id AS id, restored

@@ -1,0 +1,10 @@
+// A user's proposals newest first, optionally of one status; $beforeSeq continues a page.
+MATCH (p:Proposal)
+USING INDEX p:Proposal(userId, seq)
+WHERE p.userId = $userId AND p.seq IS NOT NULL
+  AND ($status IS NULL OR p.status = $status)
+  AND ($beforeSeq IS NULL OR p.seq < $beforeSeq)
+WITH p
+ORDER BY p.userId DESC, p.seq DESC
+LIMIT $limit
+RETURN p.seq AS seq, p {.*, createdAt: p.createdAt.epochMillis, decidedAt: p.decidedAt.epochMillis} AS proposal

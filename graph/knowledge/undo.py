@@ -1,0 +1,296 @@
+"""Undo one mutation of the knowledge network: the journal's time machine.
+
+An undo restores the state before the mutation and is itself journaled, as the change it
+makes (``undoes`` names the mutation; undoing the undo redoes it):
+
+==================  ==========================================================
+undone              what the undo does (journaled as)
+==================  ==========================================================
+``note.create``     deletes the note, with the usual cascade (``note.delete``)
+``note.delete``     brings it back: fields, creator, merge records, and edges to
+                    notes that still exist (``note.create``); embedded again
+``note.update``     puts the fields back (``note.update``)
+``note.merge``      removes the merge record, confidence and tags as before
+                    (``note.unmerge``), and the other way round
+``edge.connect``    removes the edge (``edge.disconnect``), and the other way round
+==================  ==========================================================
+
+All of it happens under the write gate, in one transaction: a later mutation of the same
+fields (of the same edge), or a restore that would break an invariant (an edge to a note
+deleted since, an id taken since), is a 409 naming the blocking mutation, and nothing is
+half-undone. An agent's undo that would change fields a person corrected becomes a
+proposal; undoing a correction retires it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from graph.core import journal
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.errors import Conflict, NotFound
+from graph.core.gate import Gated, WriteGate
+from graph.core.principals import Principal
+from graph.knowledge import corrections
+from graph.knowledge.edges import edge_state, edge_target
+from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeType, Proposed
+from graph.knowledge.notes import snapshot_state
+from graph.knowledge.search import TenantSizes, tenant_key
+
+#: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
+INVERSE = {
+    "note.create": "note.delete",
+    "note.delete": "note.create",
+    "note.update": "note.update",
+    "note.merge": "note.unmerge",
+    "note.unmerge": "note.merge",
+    "edge.connect": "edge.disconnect",
+    "edge.disconnect": "edge.connect",
+}
+#: How often an undo embeds again because the note's text changed while it was embedding.
+_ATTEMPTS = 3
+
+
+class UndoService:
+    """Undo mutations of the caller's notes and edges."""
+
+    def __init__(self, db: Database, embedder: Embedder, *, sizes: TenantSizes | None = None) -> None:
+        self._db = db
+        self._gate = WriteGate(db)
+        self._embedder = embedder
+        self._sizes = sizes or TenantSizes()
+
+    async def undo(
+        self,
+        principal: Principal,
+        mutation: dict[str, Any],
+        *,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> dict[str, Any] | Proposed:
+        """Undo ``mutation`` (as :func:`graph.core.journal.find` returned it); the undo's own
+        journal entry, or the proposal it became."""
+        if mutation["op"] not in INVERSE:
+            raise Conflict(f"a {mutation['op']} cannot be undone", field="id")
+        for _ in range(_ATTEMPTS):
+            text = await self._text(principal, mutation)
+            embedding = None
+            if text is not None:
+                [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
+
+            async def work(gated: Gated, text: Any = text, embedding: Any = embedding) -> Any:
+                return await self._undo_tx(gated, principal, mutation["id"], text, embedding, approving, then)
+
+            result = await self._gate.write(principal.user_id, work)
+            if result is not None:
+                if mutation["op"] in ("note.create", "note.delete"):
+                    self._sizes.forget(principal.user_id)
+                return result  # type: ignore[no-any-return]
+        raise Conflict(f"note {mutation['targetId']!r} kept changing while this undo was prepared; try again")
+
+    async def _text(self, principal: Principal, mutation: dict[str, Any]) -> tuple[str, str] | None:
+        """The title and content the undo leaves, when it must embed them (before the gate)."""
+        before = mutation.get("before") or {}
+        if mutation["op"] == "note.delete":
+            return before["title"], before["content"]
+        if mutation["op"] == "note.update" and ("title" in before or "content" in before):
+            rows = await self._db.read(
+                "queries/knowledge/notes_by_ids", userId=principal.user_id, ids=[mutation["targetId"]],
+                withEmbedding=False,
+            )  # fmt: skip
+            if not rows:
+                return None  # deleted since: the gate names the delete
+            now = rows[0]["node"]
+            return before.get("title", now["title"]), before.get("content", now["content"])
+        return None
+
+    async def _undo_tx(
+        self,
+        gated: Gated,
+        principal: Principal,
+        mutation_id: str,
+        text: tuple[str, str] | None,
+        embedding: list[float] | None,
+        approving: str | None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None,
+    ) -> dict[str, Any] | Proposed | None:
+        """Under the gate; ``None`` when the text to embed changed meanwhile (embed again)."""
+        m = await journal.get(gated, mutation_id)
+        if m is None:
+            raise NotFound(f"no mutation {mutation_id!r}", field="id")
+        op, target = m["op"], m["targetId"]
+        later = await journal.later(gated, m)
+        if m["targetType"] == "Knowledge":
+            fields = corrections.touched(m)
+            blocking = [lm for lm in later if corrections.touched(lm) & fields]
+        else:
+            blocking = later
+        if blocking:
+            raise Conflict(
+                f"{blocking[0]['op']} {blocking[0]['id']!r} changed {target!r} after mutation "
+                f"{mutation_id!r}; undo it first",
+                field="id",
+                blocking_mutation=blocking[0]["id"],
+            )
+        if m["targetType"] == "Knowledge" and corrections.is_agent(principal) and approving is None:
+            held = (await corrections.corrected(gated, [target])).get(target, {})
+            hits = fields & set(held)
+            if hits:
+                return Proposed(await corrections.propose(
+                    gated, principal, op="undo", target_id=target, payload={"mutationId": mutation_id},
+                    fields=hits, corrections=[held[k] for k in hits],
+                ))  # fmt: skip
+        before, after = m.get("before"), m.get("after")
+        correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, list[float] | None] | None
+        correction = None
+        change: tuple[dict[str, Any] | None, dict[str, Any] | None]
+        if op == "note.create":
+            rows = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=True)
+            snap = dict(rows[0]["note"])
+            vector = snap.pop("embedding")
+            if not corrections.is_agent(principal):
+                written = await corrections.agent_written(gated, target, snap["createdByRole"])
+                if written:
+                    correction = ("delete", written, snap, None, vector)
+            await gated.run("queries/knowledge/note_delete", id=target)
+            change = (snapshot_state(snap), None)
+        elif op == "note.delete":
+            assert before is not None and embedding is not None  # noqa: S101 - by _text
+            change = (None, await self._restore(gated, before, embedding))
+        elif op == "note.update":
+            assert before is not None and after is not None  # noqa: S101 - an update has both
+            rows = await gated.run("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
+            now = rows[0]["node"]
+            if (
+                text is not None
+                and (before.get("title", now["title"]), before.get("content", now["content"])) != text
+            ):
+                return None
+            if not corrections.is_agent(principal):
+                [snap_row] = await gated.run(
+                    "queries/knowledge/note_snapshot", id=target, withEmbedding=False
+                )
+                written = await corrections.agent_written(gated, target, snap_row["note"]["createdByRole"])
+                if written & set(before):
+                    correction = ("update", written & set(before), after, before, None)
+            await gated.run(
+                "queries/knowledge/note_update", id=target, props=before,
+                label=KnowledgeType(before["type"]).label if "type" in before else None,
+                embedding=embedding, embeddingModel=self._embedder.model_id,
+            )  # fmt: skip
+            change = ({k: now[k] for k in before}, before)
+        elif op == "note.merge":
+            assert before is not None and after is not None  # noqa: S101 - a merge has both
+            await gated.run(
+                "queries/knowledge/note_unmerge", id=target, mergeId=after["merged"]["id"], **before
+            )  # fmt: skip
+            change = (after, before)
+        elif op == "note.unmerge":
+            assert before is not None and after is not None  # noqa: S101 - an unmerge has both
+            merged = before["merged"] | {"targetId": target}
+            await gated.run(
+                "queries/knowledge/notes_merge_into", merges=[merged], role=principal.role.value,
+                agentId=principal.agent_id,
+            )  # fmt: skip
+            change = (after, before)
+        elif op == "edge.connect":
+            assert after is not None  # noqa: S101 - a connect has its edge
+            rows = await gated.run(
+                "queries/knowledge/edge_delete", sourceId=after["sourceId"], targetId=after["targetId"],
+                relType=EdgeType(after["type"]).rel_type,
+            )  # fmt: skip
+            if not rows or not rows[0]["edges"]:
+                raise await self._gone(gated, m, [after["sourceId"], after["targetId"]])
+            change = (edge_state(rows[0]["edges"][0]), None)
+        else:  # edge.disconnect
+            assert before is not None  # noqa: S101 - a disconnect has its edge
+            change = (None, await self._reconnect(gated, principal, m, before))
+        [undo_id] = await journal.record_many(gated, principal, [journal.Change(
+            INVERSE[op], m["targetType"], target, change[0], change[1], undoes=mutation_id,
+            proposal_id=approving,
+        )])  # fmt: skip
+        await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
+        if correction is not None:
+            kind, names, was, now_state, vector = correction
+            await corrections.record(
+                gated, principal, mutation_id=undo_id, kind=kind, node_id=target, fields=names,
+                before=was, after=now_state, embedding=vector,
+            )  # fmt: skip
+        if then is not None:
+            await then(gated, [undo_id])
+        done = await journal.get(gated, undo_id)
+        assert done is not None  # noqa: S101 - journaled just now
+        return done
+
+    async def _restore(
+        self, gated: Gated, snapshot: dict[str, Any], embedding: list[float]
+    ) -> dict[str, Any]:
+        """Bring a deleted note back; the state it is back in (edges only to notes that exist)."""
+        edges = []
+        for i, e in enumerate(snapshot.get("edges") or []):
+            if e["relType"] not in ALL_REL_TYPES:
+                continue  # only the four types are ever written back
+            outgoing = e["sourceId"] == snapshot["id"]
+            edges.append({
+                "index": i, "otherId": e["targetId"] if outgoing else e["sourceId"], "outgoing": outgoing,
+                "relType": e["relType"], "createdAt": e.get("createdAt"), "source": e.get("source"),
+                "confidence": e.get("confidence"), "note": e.get("note"),
+                "createdByRole": e.get("createdByRole"), "createdByAgent": e.get("createdByAgent"),
+            })  # fmt: skip
+        note = {
+            "createdByRole": None, "createdByAgent": None, "mergeCount": 0, "merges": [],
+        } | snapshot | {"label": KnowledgeType(snapshot["type"]).label}  # fmt: skip
+        note["merges"] = [
+            {"id": None, "requestedId": None, "tags": [], "createdByRole": None, "createdByAgent": None} | m
+            for m in note["merges"]
+        ]
+        [row] = await gated.run(
+            "queries/knowledge/note_restore", note=note, edges=edges, embedding=embedding,
+            tenantKey=tenant_key(gated.user_id), embeddingModel=self._embedder.model_id,
+        )  # fmt: skip
+        kept = set(row["restored"])
+        return snapshot | {"edges": [e for i, e in enumerate(snapshot.get("edges") or []) if i in kept]}
+
+    async def _reconnect(
+        self, gated: Gated, principal: Principal, m: dict[str, Any], edge: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Create a removed edge again (409 when one of its notes is gone, or for a loop of
+        supersedes edges)."""
+        ends = [edge["sourceId"], edge["targetId"]]
+        [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=ends)
+        if set(found["ids"]) != set(ends):
+            raise await self._gone(gated, m, [e for e in ends if e not in found["ids"]])
+        kind = EdgeType(edge["type"])
+        row = {
+            "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"], "relType": kind.rel_type,
+            "source": edge.get("source"), "confidence": edge.get("confidence"), "note": edge.get("note"),
+        }  # fmt: skip
+        [created] = await gated.run(
+            "queries/knowledge/edges_create",
+            rows=[row],
+            role=principal.role.value,
+            agentId=principal.agent_id,
+        )
+        if kind == EdgeType.SUPERSEDES:
+            [loops] = await gated.run("queries/knowledge/supersede_loops", ids=[edge["sourceId"]])
+            if loops["looping"]:
+                raise Conflict(
+                    f"bringing back {edge_target(edge)!r} would close a loop of supersedes edges", field="id"
+                )
+        return edge_state(created["edge"])
+
+    @staticmethod
+    async def _gone(gated: Gated, m: dict[str, Any], notes: list[str]) -> Conflict:
+        """The 409 of an edge undo whose note was deleted since, naming that delete."""
+        for note_id in notes:
+            for later in await journal.history(gated, note_id, after_seq=m["seq"] - 1):
+                if later["op"] == "note.delete":
+                    return Conflict(
+                        f"note {note_id!r} was deleted after mutation {m['id']!r} (note.delete "
+                        f"{later['id']!r}); undo that first",
+                        field="id",
+                        blocking_mutation=later["id"],
+                    )
+        return Conflict(f"a note of {m['targetId']!r} no longer exists", field="id")

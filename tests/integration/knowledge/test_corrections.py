@@ -1,0 +1,255 @@
+"""Undo, human corrections that outrank agent writes, proposals, and acknowledgement per
+session, over HTTP against the real Neo4j."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from graph.core.db import Database
+from graph.core.principals import Role
+from tests.integration.conftest import Caller, MakeCaller
+from tests.integration.knowledge.seeding import link, note, seed
+from tests.integration.knowledge.test_integrity import unit_vector
+
+
+async def latest(caller: Caller, **params: Any) -> dict[str, Any]:
+    items = (await caller.http.get("/v1/mutations", params={"limit": 1, **params})).json()["items"]
+    return dict(items[0])
+
+
+async def undo(caller: Caller, mutation_id: str) -> Any:
+    return await caller.http.post(f"/v1/mutations/{mutation_id}/undo")
+
+
+async def fields(caller: Caller, node_id: str) -> dict[str, Any] | None:
+    got = await caller.http.get(f"/v1/knowledge/{node_id}")
+    if got.status_code == 404:
+        return None
+    body = got.json()
+    return {k: body[k] for k in ("title", "content", "type", "confidence", "tags", "status")}
+
+
+async def test_undo_of_an_update_restores_the_fields_and_undo_of_that_redoes(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(alice, note("n", "Cache", "We use Memcached.", tags=["infra"]))
+    original = await fields(alice, "n")
+    await alice.http.patch("/v1/knowledge/n", json={"content": "We use Redis.", "confidence": 0.8})
+    changed = await fields(alice, "n")
+    update = await latest(alice)
+    undone = await undo(alice, update["id"])
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["mutation"]["undoes"] == update["id"]
+    assert await fields(alice, "n") == original
+    # The vector follows the text back: a search for the old words finds it first.
+    hits = (await alice.http.post("/v1/search", json={"query": "Memcached", "mode": "vector"})).json()["hits"]
+    assert hits[0]["node"]["id"] == "n"
+    redo = await undo(alice, undone.json()["mutation"]["id"])
+    assert redo.status_code == 200 and await fields(alice, "n") == changed
+    # The first undo is itself undone now: undoing the update again is blocked by the redo.
+    again = await undo(alice, update["id"])
+    assert again.status_code == 409
+    assert again.json()["error"]["blockingMutation"] == redo.json()["mutation"]["id"]
+
+
+async def test_undo_of_a_delete_restores_the_note_with_edges_to_notes_that_exist(
+    make_caller: MakeCaller,
+) -> None:
+    alice = await make_caller()
+    await seed(
+        alice, note("a", "A", "Alpha note."), note("b", "B", "Beta note."), note("c", "C", "Gamma note.")
+    )
+    await link(alice, "a", "supersedes", "b")
+    await link(alice, "c", "dependsOn", "a")
+    await link(alice, "a", "relatedTo", "c")
+    before = (await alice.http.get("/v1/knowledge/a/connections")).json()["items"]
+    assert (await alice.http.delete("/v1/knowledge/a")).status_code == 204
+    assert (await fields(alice, "b"))["status"] == "active"  # type: ignore[index]
+    deleted = await latest(alice)
+    assert (await alice.http.delete("/v1/knowledge/c")).status_code == 204
+    restored = await undo(alice, deleted["id"])
+    assert restored.status_code == 200, restored.text
+    assert (await fields(alice, "a"))["content"] == "Alpha note."  # type: ignore[index]
+    edges = (await alice.http.get("/v1/knowledge/a/connections")).json()["items"]
+    assert [(e["type"], e["sourceId"], e["targetId"]) for e in edges] == [("supersedes", "a", "b")]
+    assert edges[0]["createdAt"] == next(e for e in before if e["targetId"] == "b")["createdAt"]
+    assert (await fields(alice, "b"))["status"] == "superseded"
+    # Undo of the undo deletes it again, with the usual cascade.
+    assert (await undo(alice, restored.json()["mutation"]["id"])).status_code == 200
+    assert await fields(alice, "a") is None and (await fields(alice, "b"))["status"] == "active"  # type: ignore[index]
+
+
+async def test_undo_of_a_create_deletes_and_409s_name_the_blocker(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(alice, note("a", "A", "Alpha note."), note("b", "B", "Beta note."))
+    created = await latest(alice, targetId="a")
+    await alice.http.patch("/v1/knowledge/a", json={"title": "A2"})
+    patched = await latest(alice)
+    blocked = await undo(alice, created["id"])
+    assert blocked.status_code == 409 and blocked.json()["error"]["blockingMutation"] == patched["id"]
+    assert await fields(alice, "a") is not None  # nothing half-undone
+    # An edge whose note is gone cannot come back: the blocker is the delete.
+    await link(alice, "a", "relatedTo", "b")
+    await alice.http.delete("/v1/knowledge/a/connections/relatedTo/b")
+    disconnected = await latest(alice)
+    await alice.http.delete("/v1/knowledge/b")
+    gone = await latest(alice)
+    refused = await undo(alice, disconnected["id"])
+    assert refused.status_code == 409 and refused.json()["error"]["blockingMutation"] == gone["id"]
+    # Ids: unknown, another user's, and ops that cannot be undone.
+    assert (await undo(alice, "missing")).status_code == 404
+    bob = await make_caller()
+    assert (await undo(bob, patched["id"])).status_code == 404
+    await alice.http.post("/v1/threads", json={"id": "t", "topic": "x"})
+    thread = await latest(alice)
+    assert (await undo(alice, thread["id"])).status_code == 409
+
+
+async def test_undo_of_a_merge_and_of_an_edge(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    vector = unit_vector(3)
+    await seed(alice, {**note("a", "Postgres", "Orders live in Postgres.", tags=["db"]), "embedding": vector})
+    twin = {
+        **note("b", "Postgres!", "Orders: Postgres.", tags=["orders"]),
+        "embedding": vector,
+        "dedupe": True,
+    }
+    assert (await alice.http.post("/v1/knowledge", json=twin)).json()["mergedInto"] == "a"
+    merged = await latest(alice)
+    assert (await undo(alice, merged["id"])).status_code == 200
+    note_a = (await alice.http.get("/v1/knowledge/a")).json()
+    assert (note_a["tags"], note_a["mergeCount"], note_a["merges"]) == (["db"], 0, [])
+    await seed(alice, note("c", "C", "Gamma note."))
+    await link(alice, "a", "dependsOn", "c")
+    connected = await latest(alice)
+    assert (await undo(alice, connected["id"])).status_code == 200
+    assert (await alice.http.get("/v1/knowledge/a/connections")).json()["items"] == []
+
+
+async def test_a_human_edit_of_an_agent_note_is_a_correction_and_agents_must_propose(
+    make_caller: MakeCaller,
+) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    colleague = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    await agent.http.post("/v1/knowledge", json=note("db", "Database", "Orders are in MySQL.", tags=["db"]))
+    fixed = await person.http.patch(
+        "/v1/knowledge/db",
+        json={"content": "Orders are in Postgres."},
+        headers={"X-Change-Reason": "migrated"},
+    )
+    assert fixed.status_code == 200
+    [correction] = (await agent.http.get("/v1/corrections")).json()["items"]
+    assert (correction["kind"], correction["targetId"], correction["fields"]) == ("update", "db", ["content"])
+    assert correction["before"] == {"content": "Orders are in MySQL."}
+    assert (
+        correction["after"] == {"content": "Orders are in Postgres."} and correction["reason"] == "migrated"
+    )
+    # A person over a person is no correction.
+    await colleague.http.patch("/v1/knowledge/db", json={"content": "Orders are in Postgres 16."})
+    colleagues = await latest(agent)
+    assert len((await agent.http.get("/v1/corrections")).json()["items"]) == 1
+    # The agent may not write the corrected field back; other fields go through.
+    back = await agent.http.patch("/v1/knowledge/db", json={"content": "Orders are in MySQL."})
+    assert back.status_code == 202, back.text
+    proposal = back.json()["proposal"]
+    assert (proposal["op"], proposal["fields"], proposal["status"]) == ("note.update", ["content"], "pending")
+    assert (await fields(agent, "db"))["content"] == "Orders are in Postgres 16."  # type: ignore[index]
+    assert (await agent.http.patch("/v1/knowledge/db", json={"confidence": 0.7})).status_code == 200
+    # Nor delete the note, nor undo the person's fix.
+    assert (await agent.http.delete("/v1/knowledge/db")).status_code == 202
+    assert (await undo(agent, correction["mutationId"])).status_code == 409  # the colleague's edit is later
+    assert (await undo(agent, colleagues["id"])).status_code == 202
+    assert await fields(agent, "db") is not None
+    # Agents cannot decide; a person rejects one and approves another.
+    assert (await agent.http.post(f"/v1/proposals/{proposal['id']}/approve")).status_code == 403
+    pending = (await person.http.get("/v1/proposals", params={"status": "pending"})).json()["items"]
+    assert len(pending) == 3
+    delete_proposal = next(p for p in pending if p["op"] == "note.delete")
+    rejected = await person.http.post(f"/v1/proposals/{delete_proposal['id']}/reject", json={"reason": "no"})
+    assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
+    approved = await person.http.post(f"/v1/proposals/{proposal['id']}/approve")
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["status"] == "approved" and len(approved.json()["decision"]["mutationIds"]) == 1
+    assert (await fields(agent, "db"))["content"] == "Orders are in MySQL."  # type: ignore[index]
+    applied = await latest(agent, targetId="db")
+    assert applied["proposalId"] == proposal["id"] and applied["actor"]["role"] == "human"
+    twice = await person.http.post(f"/v1/proposals/{proposal['id']}/approve")
+    assert twice.status_code == 409
+
+
+async def test_a_fact_a_person_deleted_is_not_written_back_by_an_agent(make_caller: MakeCaller) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    vector = unit_vector(7)
+    wrong = {**note("wrong", "Deploys", "We deploy on Fridays."), "embedding": vector}
+    await agent.http.post("/v1/knowledge", json=wrong)
+    assert (await person.http.delete("/v1/knowledge/wrong")).status_code == 204
+    [correction] = (await person.http.get("/v1/corrections")).json()["items"]
+    assert correction["kind"] == "delete" and correction["before"]["content"] == "We deploy on Fridays."
+    again = await agent.http.post("/v1/knowledge", json={**wrong, "id": "again", "dedupe": False})
+    assert again.status_code == 202, again.text
+    assert again.json()["proposal"]["payload"]["revives"]["targetId"] == "wrong"
+    batch = [{**wrong, "id": "b1"}, note("b2", "Other", "Something unrelated.")]
+    answer = await agent.http.post("/v1/knowledge/batch", json={"items": batch})
+    assert answer.status_code == 201
+    results = answer.json()["results"]
+    assert "proposal" in results[0] and results[1]["node"]["id"] == "b2"
+    assert await fields(agent, "again") is None and await fields(agent, "b1") is None
+    # A person's own create goes through; undoing the delete retires the correction.
+    assert (await person.http.post("/v1/knowledge", json={**wrong, "id": "mine"})).status_code == 201
+    assert (await undo(person, correction["mutationId"])).status_code == 200
+    assert (await person.http.get("/v1/corrections")).json()["items"][0]["status"] == "retired"
+    await person.http.delete("/v1/knowledge/mine")
+    revived = await agent.http.post("/v1/knowledge", json={**wrong, "id": "later", "dedupe": False})
+    assert revived.status_code == 201
+
+
+async def test_corrections_are_listed_to_each_session_until_it_acknowledges(make_caller: MakeCaller) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    await agent.http.post("/v1/knowledge", json=note("n", "Port", "The API listens on 8080."))
+    await person.http.patch("/v1/knowledge/n", json={"content": "The API listens on 8000."})
+
+    async def unacked(session: str) -> list[str]:
+        answer = await agent.http.get(
+            "/v1/corrections", params={"unacknowledged": "true", "sessionId": session}
+        )
+        assert answer.status_code == 200, answer.text
+        return [c["id"] for c in answer.json()["items"]]
+
+    [cid] = await unacked("s1")
+    acks = [
+        agent.http.post(
+            f"/v1/corrections/{cid}/ack", json={"sessionId": "s1", "actionTaken": "Updated my notes."}
+        )
+        for _ in range(3)
+    ]
+    answers = await asyncio.gather(*acks)
+    assert all(a.status_code == 200 for a in answers)
+    assert len(answers[0].json()["acknowledgements"]) == 1
+    assert await unacked("s1") == [] and await unacked("s2") == [cid]
+    refused = await agent.http.get("/v1/corrections", params={"unacknowledged": "true"})
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "sessionId"
+    blank = await agent.http.post(f"/v1/corrections/{cid}/ack", json={"sessionId": "s3", "actionTaken": " "})
+    assert blank.status_code == 422 and blank.json()["error"]["field"] == "actionTaken"
+    other = await make_caller(Role.AGENT, agent_id="scribe")
+    assert (await other.http.get("/v1/corrections")).json()["items"] == []
+    assert (
+        await other.http.post(f"/v1/corrections/{cid}/ack", json={"sessionId": "s1", "actionTaken": "x"})
+    ).status_code == 404
+    assert (await other.http.get("/v1/proposals")).json()["items"] == []
+
+
+async def test_the_window_ends_the_listing(make_caller: MakeCaller, db: Database) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    await agent.http.post("/v1/knowledge", json=note("n", "Port", "The API listens on 8080."))
+    await person.http.patch("/v1/knowledge/n", json={"content": "The API listens on 8000."})
+    await db.driver.execute_query(  # as if made eight days ago
+        "MATCH (c:Correction {userId: $u}) SET c.at = datetime() - duration({days: 8})",
+        {"u": agent.user_id}, database_=db.database,
+    )  # fmt: skip
+    listed = await agent.http.get("/v1/corrections", params={"unacknowledged": "true", "sessionId": "s9"})
+    assert listed.json()["items"] == []
+    assert len((await agent.http.get("/v1/corrections")).json()["items"]) == 1
