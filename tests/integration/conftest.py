@@ -162,3 +162,18 @@ def anonymous(api: ApiProcess) -> Iterator[httpx.Client]:
 @pytest.fixture
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+async def correct_and_propose(person: Caller, agent: Caller, note_id: str, text: str) -> dict[str, str]:
+    """An agent's note that a person corrects and the agent then tries to change back: ids of
+    the latest mutation, the correction and the proposal (for the walkers of the document)."""
+    body = {"id": note_id, "title": "Agent note", "content": text, "type": "fact", "dedupe": False}
+    assert (await agent.http.post("/v1/knowledge", json=body)).status_code == 201
+    fixed = await person.http.patch(f"/v1/knowledge/{note_id}", json={"content": f"Corrected: {text}"})
+    assert fixed.status_code == 200, fixed.text
+    back = await agent.http.patch(f"/v1/knowledge/{note_id}", json={"content": text})
+    assert back.status_code == 202, back.text
+    [correction] = (await person.http.get("/v1/corrections", params={"targetId": note_id})).json()["items"]
+    [mutation] = (await person.http.get("/v1/mutations", params={"limit": 1})).json()["items"]
+    proposal = back.json()["proposal"]["id"]
+    return {"mutation": mutation["id"], "correction": correction["id"], "proposal": proposal}

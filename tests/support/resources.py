@@ -9,4 +9,7 @@ RESOURCES = {
     "jobs": "job",
     "sessions": "session",
     "pending-actions": "pending",
+    "mutations": "mutation",
+    "corrections": "correction",
+    "proposals": "proposal",
 }

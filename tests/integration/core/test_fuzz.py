@@ -45,7 +45,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.integration.conftest import Caller, MakeCaller
+from graph.core.principals import Role
+from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
 from tests.support.resources import RESOURCES
 from tests.support.servers import ApiProcess
 
@@ -187,6 +188,8 @@ async def test_every_operation_of_the_live_document_survives_fuzzing(
 ) -> None:
     caller = await make_caller()
     ids = await seed(caller)
+    agent = await make_caller(Role.AGENT, agent_id="fuzz-agent", user_id=caller.user_id)
+    ids |= await correct_and_propose(caller, agent, "fuzz-corrected", "The fuzz port is 8080.")
     listed, calls, failures = await asyncio.to_thread(fuzz, api.base_url, caller.key, ids)
 
     report = "\n\n".join(f"=== {label}\n{text}" for label, text in failures.items())

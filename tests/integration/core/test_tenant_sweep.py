@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 
-from tests.integration.conftest import Caller, MakeCaller
+from graph.core.principals import Role
+from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
 from tests.support.resources import RESOURCES
 
 #: Operations with nothing of a user's to leak, and why.
@@ -86,6 +87,10 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         "/v1/sessions",
         "/v1/pending-actions",
         "/v1/profile",
+        "/v1/mutations",
+        "/v1/corrections",
+        "/v1/proposals",
+        f"/v1/proposals/{ids['proposal']}",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -131,6 +136,8 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
     ended = await alice.http.post(f"/v1/sessions/{ids['session']}/end", json=end)
     assert ended.status_code == 200
     ids["pending"] = ended.json()["pendingActions"][0]["id"]
+    alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
+    ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
     before = await snapshot(alice, ids)
 
     document = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()
