@@ -63,19 +63,50 @@ async def record_many(gated: Gated, principal: Principal, changes: Sequence[Chan
             "undoes": c.undoes,
             "proposalId": c.proposal_id,
         }
+        | _link(c, gated.user_id)
         for part, c in enumerate(changes, start=gated.journaled)
     ]
     gated.journaled += len(rows)
-    await gated.run(
-        "queries/core/mutation_record",
-        rows=rows,
-        seq=gated.seq,
-        role=principal.role.value,
-        agentId=principal.agent_id,
-        keyId=principal.key_id,
-        sessionId=principal.session_id,
-    )
+    await gated.run("queries/core/mutation_record", rows=rows, seq=gated.seq, **_actor(principal))
     return [str(r["id"]) for r in rows]
+
+
+def inline(gated: Gated, principal: Principal, changes: Sequence[Change]) -> dict[str, Any]:
+    """The journal of ``changes`` for a statement that writes the mutations itself, beside
+    the nodes it creates (the bulk create links each new note to its mutation without an
+    index seek; see ``queries/knowledge/notes_create``): ``mutations`` (a row per change, in
+    order, each ``{id, part, after}``) and the actor's parameters. The statement must
+    create each as ``record_many`` would."""
+    rows = [
+        {"id": uuid.uuid4().hex, "part": part, "after": _text(c.after), "proposalId": c.proposal_id}
+        for part, c in enumerate(changes, start=gated.journaled)
+    ]
+    gated.journaled += len(rows)
+    return {"mutations": rows, "seq": gated.seq} | _actor(principal)
+
+
+def _actor(principal: Principal) -> dict[str, Any]:
+    return {
+        "role": principal.role.value,
+        "agentId": principal.agent_id,
+        "keyId": principal.key_id,
+        "sessionId": principal.session_id,
+    }
+
+
+def _link(change: Change, user_id: str) -> dict[str, Any]:
+    """Where the mutation_record statement finds the target to link (one key per kind)."""
+    kind, target = change.target_type, change.target_id
+    ends = target.split(" ") if kind == "Edge" else []
+    return {
+        "knowledgeIds": [target] if kind == "Knowledge" else [ends[0], ends[-1]] if ends else [],
+        "threadId": target if kind == "Thread" else None,
+        "messageId": target if kind == "Message" else None,
+        "insightId": target if kind == "Insight" else None,
+        "profileOf": user_id if kind == "Profile" else None,
+        "sessionOf": target if kind == "Session" else None,
+        "actionId": target if kind == "PendingAction" else None,
+    }
 
 
 async def record(

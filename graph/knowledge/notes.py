@@ -218,9 +218,6 @@ class NoteService:
                 row = self._create_row(p)
                 rows.append(row)
                 outcome[p.index] = (p.node_id, True, None)
-                changes.append(journal.Change(
-                    "note.create", "Knowledge", p.node_id, None, _created_state(row), proposal_id=approving
-                ))  # fmt: skip
                 continue
             before = twin_state[twin.node_id]
             after = {
@@ -261,12 +258,23 @@ class NoteService:
         actor = {"role": principal.role.value, "agentId": principal.agent_id}
         nodes: dict[str, dict[str, Any]] = {}
         if rows:
+            # The new notes' mutations are written by the create statement itself, each
+            # linked to its note as it is made (1,000 index seeks fewer per batch).
+            creates = [
+                journal.Change(
+                    "note.create", "Knowledge", r["id"], None, _created_state(r), proposal_id=approving
+                )
+                for r in rows
+            ]
+            journaled = journal.inline(gated, principal, creates)
+            for row, mutation in zip(rows, journaled.pop("mutations"), strict=True):
+                row["mutation"] = mutation
             created = await gated.run(
                 "queries/knowledge/notes_create",
                 rows=rows,
                 tenantKey=tenant_key(gated.user_id),
                 embeddingModel=self._embedder.model_id,
-                **actor,
+                **journaled,
             )
             # The new notes are known here; only their time comes from the database.
             stamps = {r["id"]: iso_millis(r["createdAt"]) for r in created}

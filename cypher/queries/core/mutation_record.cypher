@@ -3,7 +3,9 @@
 // text), the write gate's sequence number and each change's part within the write, which
 // order the journal. Each is linked to what it changed when that still exists
 // ((:Mutation)-[:CHANGED]->(target); an edge's change to both its notes), so Neo4j Browser
-// shows a thing's history. An undo is linked to the mutation it undoes (:UNDOES).
+// shows a thing's history; an undo to the mutation it undoes (:UNDOES). Each row names
+// its target under the one key its kind uses (knowledgeIds, threadId, ...; null for the
+// others), so every link is an index seek that finds nothing for the other kinds.
 UNWIND $rows AS row
 CREATE (m:Mutation {
   userId: $userId, id: row.id, seq: $seq, part: row.part, at: datetime(), role: $role,
@@ -13,51 +15,36 @@ CREATE (m:Mutation {
 })
 WITH m, row
 CALL (m, row) {
-  WITH m, row
-  WHERE row.targetType = 'Knowledge'
-  MATCH (target:Knowledge {userId: $userId, id: row.targetId})
+  UNWIND row.knowledgeIds AS knowledgeId
+  MATCH (target:Knowledge {userId: $userId, id: knowledgeId})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Edge'
-  WITH m, split(row.targetId, ' ') AS ends
-  MATCH (target:Knowledge {userId: $userId})
-  WHERE target.id IN [ends[0], ends[2]]
+}
+CALL (m, row) {
+  MATCH (target:Thread {userId: $userId, id: row.threadId})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Thread'
-  MATCH (target:Thread {userId: $userId, id: row.targetId})
+}
+CALL (m, row) {
+  MATCH (target:Message {userId: $userId, id: row.messageId})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Message'
-  MATCH (target:Message {userId: $userId, id: row.targetId})
+}
+CALL (m, row) {
+  MATCH (target:Insight {userId: $userId, id: row.insightId})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Insight'
-  MATCH (target:Insight {userId: $userId, id: row.targetId})
+}
+CALL (m, row) {
+  MATCH (target:Profile {userId: row.profileOf})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Profile'
-  MATCH (target:Profile {userId: $userId})
+}
+CALL (m, row) {
+  MATCH (target:Session {userId: $userId, id: row.sessionOf})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'Session'
-  MATCH (target:Session {userId: $userId, id: row.targetId})
+}
+CALL (m, row) {
+  MATCH (target:PendingAction {userId: $userId, id: row.actionId})
   CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.targetType = 'PendingAction'
-  MATCH (target:PendingAction {userId: $userId, id: row.targetId})
-  CREATE (m)-[:CHANGED]->(target)
-  UNION
-  WITH m, row
-  WHERE row.undoes IS NOT NULL
+}
+CALL (m, row) {
   MATCH (undone:Mutation {userId: $userId, id: row.undoes})
   CREATE (m)-[:UNDOES]->(undone)
 }
-RETURN count(DISTINCT m) AS recorded
+RETURN count(m) AS recorded

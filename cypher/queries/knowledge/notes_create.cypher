@@ -1,6 +1,8 @@
 // Create notes the write gate found absent (CREATE: the uniqueness constraint on
 // (userId, id) refuses a duplicate outright), keeping the user's note count; the type
-// sublabel comes from an allow-list.
+// sublabel comes from an allow-list. Each new note's journal entry is created here too,
+// linked to the note as it is made (the shape queries/core/mutation_record writes: a
+// note.create with the fields after, in the write $seq, at its part).
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
@@ -8,6 +10,12 @@ CREATE (n:Knowledge:$(row.label) {
   createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
   embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0
 })
+CREATE (:Mutation {
+  userId: $userId, id: row.mutation.id, seq: $seq, part: row.mutation.part, at: n.createdAt,
+  role: $role, agentId: $agentId, keyId: $keyId, sessionId: $sessionId, op: 'note.create',
+  targetType: 'Knowledge', targetId: row.id, after: row.mutation.after,
+  proposalId: row.mutation.proposalId
+})-[:CHANGED]->(n)
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
 WITH collect({id: n.id, createdAt: n.createdAt.epochMillis}) AS created
