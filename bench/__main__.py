@@ -1,6 +1,6 @@
-"""``python -m bench``: every benchmark, one after the other (about 70 minutes on 2 cores)."""
+"""``python -m bench``: every benchmark, one after the other (about 80 minutes on 2 cores)."""
 
-from bench import continuity, conversations, integrity, knowledge, load, platform
+from bench import continuity, conversations, integrity, journal, knowledge, load, platform
 
 platform.main()
 knowledge.main()
@@ -8,3 +8,4 @@ conversations.main()
 integrity.main()
 load.main()
 continuity.main()
+journal.main()
