@@ -195,7 +195,12 @@ async def delete_note(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeD
     "/knowledge/{id}/connections",
     status_code=201,
     response_model=CreatedEdgeOut,
-    responses=answers(404, 409, *BODY, also=(200, "the edge existed already", CreatedEdgeOut)),
+    responses=answers(
+        404,
+        409,
+        *BODY,
+        also=[(200, "the edge existed already", CreatedEdgeOut), (202, PROPOSED, ProposedOut)],
+    ),
 )
 async def connect(
     id: NoteId,  # noqa: A002
@@ -203,9 +208,14 @@ async def connect(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
-    """Create a typed edge from this note to another of the caller's notes."""
+    """Create a typed edge from this note to another of the caller's notes. An agent's
+    `supersedes` edge that would mark superseded a note whose status a person set answers 202
+    with a proposal instead."""
     check_id(id)
-    [(edge, created)] = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
+    result = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
+    [(edge, created)] = result
     out = CreatedEdgeOut.model_validate({"edge": edge, "created": created})
     return JSONResponse(dump(out), status_code=201 if created else 200)
 
@@ -217,7 +227,11 @@ async def connections(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeD
     return JSONResponse(dump(EdgeListOut.model_validate({"items": items})))
 
 
-@router.delete("/knowledge/{id}/connections/{type}/{target_id}", status_code=204, responses=answers(404))
+@router.delete(
+    "/knowledge/{id}/connections/{type}/{target_id}",
+    status_code=204,
+    responses=answers(404, also=(202, PROPOSED, ProposedOut)),
+)
 async def disconnect(
     id: NoteId,  # noqa: A002
     type: EdgeType,  # noqa: A002
@@ -225,8 +239,11 @@ async def disconnect(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> Response:
-    """Remove one edge; a note no longer superseded by anything becomes active again."""
-    await knowledge.edges.disconnect(principal, id, type, target_id)
+    """Remove one edge; a note no longer superseded by anything becomes active again (an
+    agent's removal that would so change a status a person set answers 202 with a proposal)."""
+    result = await knowledge.edges.disconnect(principal, id, type, target_id)
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
     return Response(status_code=204)
 
 
@@ -234,12 +251,19 @@ async def disconnect(
     "/connections/batch",
     status_code=201,
     response_model=EdgeBatchOut,
-    responses=answers(404, 409, *BODY, also=(200, "every edge existed already", EdgeBatchOut)),
+    responses=answers(
+        404,
+        409,
+        *BODY,
+        also=[(200, "every edge existed already", EdgeBatchOut), (202, PROPOSED, ProposedOut)],
+    ),
 )
 async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create up to 1,000 edges in one transaction: all of them, or none."""
     edges = [item.to_domain(item.source_id) for item in body.items]
     results = await knowledge.edges.connect(principal, edges, batch=True)
+    if isinstance(results, Proposed):
+        return proposed(results.proposal)
     out = EdgeBatchOut.model_validate({"results": [{"edge": e, "created": c} for e, c in results]})
     return JSONResponse(dump(out), status_code=201 if any(c for _, c in results) else 200)
 

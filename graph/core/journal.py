@@ -106,6 +106,8 @@ def _link(change: Change, user_id: str) -> dict[str, Any]:
         "profileOf": user_id if kind == "Profile" else None,
         "sessionOf": target if kind == "Session" else None,
         "actionId": target if kind == "PendingAction" else None,
+        "correctionId": target if kind == "Correction" else None,
+        "proposalOf": target if kind == "Proposal" else None,
     }
 
 
@@ -165,6 +167,13 @@ async def find(db: Database, principal: Principal, mutation_id: str) -> dict[str
     """One mutation of the caller's journal, or ``None``."""
     rows = await db.read("queries/core/mutation_get", userId=principal.user_id, id=mutation_id)
     return mutation_view(rows[0]["mutation"], principal.user_id) if rows else None
+
+
+async def of_write(db: Database, principal: Principal, seq: int) -> list[dict[str, Any]]:
+    """The mutations of one write of the caller's (``{id, op, targetType, targetId, part}``),
+    in their order."""
+    rows = await db.read("queries/core/mutations_of_write", userId=principal.user_id, seq=seq)
+    return [dict(r) for r in rows]
 
 
 async def get(gated: Gated, mutation_id: str) -> dict[str, Any] | None:

@@ -50,7 +50,7 @@ def touched(mutation: dict[str, Any]) -> set[str]:
     op = mutation["op"]
     if op in ("note.create", "note.delete"):
         return set(NOTE_FIELDS)
-    if op in ("note.update", "note.merge", "note.unmerge"):
+    if op in ("note.update", "note.merge", "note.unmerge", "note.status"):
         return set(mutation.get("after") or {}) & set(NOTE_FIELDS)
     return set()
 
@@ -149,7 +149,15 @@ async def propose(
     fields: Iterable[str],
     corrections: Iterable[str],
 ) -> dict[str, Any]:
-    """Store a non-human write as a proposal for a person (journaled as ``proposal.create``)."""
+    """Store a non-human write as a proposal for a person (journaled as ``proposal.create``);
+    the same write by the same proposer, still pending, is answered with that proposal."""
+    text = json.dumps(payload, sort_keys=True)
+    waiting = await gated.run(
+        "queries/knowledge/proposal_pending_same", op=op, targetId=target_id, payload=text,
+        role=principal.role.value, agentId=principal.agent_id,
+    )  # fmt: skip
+    if waiting:
+        return proposal_view(waiting[0]["proposal"])
     proposal_id = uuid.uuid4().hex
     rows = await gated.run(
         "queries/knowledge/proposal_record",
@@ -157,7 +165,7 @@ async def propose(
         seq=gated.seq,
         op=op,
         targetId=target_id,
-        payload=json.dumps(payload, sort_keys=True),
+        payload=text,
         fields=sorted(set(fields)),
         correctionIds=sorted(set(corrections)),
         role=principal.role.value,

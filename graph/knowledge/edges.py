@@ -8,7 +8,7 @@ superseded, and removing the edge restores it unless something else still supers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from graph.core import journal
@@ -16,7 +16,16 @@ from graph.core.db import Database, Row
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
-from graph.knowledge.models import ALL_REL_TYPES, MAX_BATCH, EdgeType, NewEdge
+from graph.knowledge import corrections
+from graph.knowledge.models import (
+    ALL_REL_TYPES,
+    MAX_BATCH,
+    EdgeType,
+    KnowledgeSource,
+    KnowledgeStatus,
+    NewEdge,
+    Proposed,
+)
 from graph.knowledge.views import edge_view
 
 
@@ -28,9 +37,17 @@ class EdgeService:
         self._gate = WriteGate(db)
 
     async def connect(
-        self, principal: Principal, edges: Sequence[NewEdge], *, batch: bool
-    ) -> list[tuple[dict[str, Any], bool]]:
-        """Create edges in one transaction; both ends must be the caller's notes."""
+        self,
+        principal: Principal,
+        edges: Sequence[NewEdge],
+        *,
+        batch: bool,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> list[tuple[dict[str, Any], bool]] | Proposed:
+        """Create edges in one transaction; both ends must be the caller's notes. An agent's
+        supersedes edge that would mark superseded a note whose status a person corrected is
+        not applied: the whole write becomes a proposal."""
         if len(edges) > MAX_BATCH:
             raise InvalidInput(f"at most {MAX_BATCH} edges per batch, got {len(edges)}", field="items")
 
@@ -54,14 +71,25 @@ class EdgeService:
         ]
         wanted = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
         superseding = sorted({e.source_id for e in edges if e.type == EdgeType.SUPERSEDES})
+        superseded = sorted({e.target_id for e in edges if e.type == EdgeType.SUPERSEDES})
 
-        async def work(gated: Gated) -> list[Row]:
+        async def work(gated: Gated) -> list[Row] | Proposed:
             [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=wanted)
             present = set(found["ids"])
             for i, e in enumerate(edges):
                 for name, node_id in (("sourceId", e.source_id), ("targetId", e.target_id)):
                     if node_id not in present:
                         raise NotFound(f"no note {node_id!r}", field=field(i, name))
+            was = await statuses(gated, superseded)
+            flips = [i for i in superseded if was[i]["status"] == KnowledgeStatus.ACTIVE.value]
+            if approving is None:
+                held = await held_statuses(gated, principal, flips)
+                if held:
+                    return Proposed(await corrections.propose(
+                        gated, principal, op="edge.connect", target_id=edges[0].target_id,
+                        payload={"edges": [edge_payload(e) for e in edges]}, fields=["status"],
+                        corrections=held,
+                    ))  # fmt: skip
             created = await gated.run(
                 "queries/knowledge/edges_create",
                 rows=rows,
@@ -82,14 +110,24 @@ class EdgeService:
                         "the other way first",
                         field=field(first, "targetId"),
                     )
-            await journal.record_many(gated, principal, [
-                journal.Change("edge.connect", "Edge", edge_target(r["edge"]), None, edge_state(r["edge"]))
+            changes = [
+                journal.Change(
+                    "edge.connect", "Edge", edge_target(r["edge"]), None, edge_state(r["edge"]),
+                    proposal_id=approving,
+                )
                 for r in sorted(created, key=lambda r: r["index"])
                 if r["created"]
-            ])  # fmt: skip
+            ]  # fmt: skip
+            # What the edges flipped comes first: a write's last mutation is its own change.
+            changes = status_changes(was, await statuses(gated, superseded), approving) + changes
+            mutation_ids = await journal.record_many(gated, principal, changes)
+            if then is not None:
+                await then(gated, mutation_ids)
             return created
 
         created = await self._gate.write(principal.user_id, work)
+        if isinstance(created, Proposed):
+            return created
         ordered = sorted(created, key=lambda r: r["index"])
         return [(edge_view(r["edge"]), bool(r["created"])) for r in ordered]
 
@@ -106,11 +144,31 @@ class EdgeService:
         return [edge_view(r["edge"]) for r in rows]
 
     async def disconnect(
-        self, principal: Principal, node_id: str, edge_type: EdgeType, target_id: str
-    ) -> None:
-        """Remove one edge (404 if there is none)."""
+        self,
+        principal: Principal,
+        node_id: str,
+        edge_type: EdgeType,
+        target_id: str,
+        *,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> Proposed | None:
+        """Remove one edge (404 if there is none). An agent's removal of the last supersedes
+        edge into a note whose status a person corrected becomes a proposal."""
 
-        async def work(gated: Gated) -> None:
+        async def work(gated: Gated) -> Proposed | None:
+            watched = [target_id] if edge_type == EdgeType.SUPERSEDES else []
+            was = await statuses(gated, watched)
+            superseded = KnowledgeStatus.SUPERSEDED.value
+            flips = [i for i in was if was[i]["status"] == superseded and was[i]["superseders"] == 1]
+            if approving is None:
+                held = await held_statuses(gated, principal, flips)
+                if held:
+                    return Proposed(await corrections.propose(
+                        gated, principal, op="edge.disconnect", target_id=target_id,
+                        payload={"sourceId": node_id, "type": edge_type.value, "targetId": target_id},
+                        fields=["status"], corrections=held,
+                    ))  # fmt: skip
             rows = await gated.run(
                 "queries/knowledge/edge_delete", sourceId=node_id, targetId=target_id,
                 relType=edge_type.rel_type,
@@ -118,12 +176,71 @@ class EdgeService:
             if not rows or rows[0]["deleted"] == 0:
                 missing = f"no {edge_type.value} edge from {node_id!r} to {target_id!r}"
                 raise NotFound(missing, field="targetId")
-            await journal.record_many(gated, principal, [
-                journal.Change("edge.disconnect", "Edge", edge_target(edge), edge_state(edge), None)
+            changes = [
+                journal.Change(
+                    "edge.disconnect",
+                    "Edge",
+                    edge_target(edge),
+                    edge_state(edge),
+                    None,
+                    proposal_id=approving,
+                )
                 for edge in rows[0]["edges"]
-            ])  # fmt: skip
+            ]
+            changes = status_changes(was, await statuses(gated, watched), approving) + changes
+            mutation_ids = await journal.record_many(gated, principal, changes)
+            if then is not None:
+                await then(gated, mutation_ids)
+            return None
 
-        await self._gate.write(principal.user_id, work)
+        return await self._gate.write(principal.user_id, work)
+
+
+async def statuses(gated: Gated, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Each existing note's ``{status, superseders}`` (read around writes of supersedes edges)."""
+    if not ids:
+        return {}
+    rows = await gated.run("queries/knowledge/notes_status", ids=list(ids))
+    return {r["id"]: {"status": r["status"], "superseders": r["superseders"]} for r in rows}
+
+
+def status_changes(
+    was: dict[str, dict[str, Any]], now: dict[str, dict[str, Any]], approving: str | None = None
+) -> list[journal.Change]:
+    """A ``note.status`` change for each note whose status a supersedes edge flipped (the
+    edge's write journals it beside the edge, so the note's own history shows it)."""
+    return [
+        journal.Change(
+            "note.status", "Knowledge", node_id, {"status": was[node_id]["status"]},
+            {"status": now[node_id]["status"]}, proposal_id=approving,
+        )
+        for node_id in sorted(was)
+        if node_id in now and now[node_id]["status"] != was[node_id]["status"]
+    ]  # fmt: skip
+
+
+async def held_statuses(gated: Gated, principal: Principal, flips: Sequence[str]) -> list[str]:
+    """For a non-human write that would flip these notes' status: the corrections of a person
+    that hold a status among them (none for a person's own write)."""
+    if not flips or not corrections.is_agent(principal):
+        return []
+    held = await corrections.corrected(gated, flips)
+    return sorted({fields["status"] for fields in held.values() if "status" in fields})
+
+
+def edge_payload(edge: NewEdge) -> dict[str, Any]:
+    """An edge write as a proposal keeps it (and :func:`edge_from_payload` reads it back)."""
+    return {
+        "sourceId": edge.source_id, "type": edge.type.value, "targetId": edge.target_id,
+        "source": edge.source.value, "confidence": edge.confidence, "note": edge.note,
+    }  # fmt: skip
+
+
+def edge_from_payload(payload: dict[str, Any]) -> NewEdge:
+    return NewEdge(
+        source_id=payload["sourceId"], type=EdgeType(payload["type"]), target_id=payload["targetId"],
+        source=KnowledgeSource(payload["source"]), confidence=payload["confidence"], note=payload["note"],
+    )  # fmt: skip
 
 
 def edge_target(edge: dict[str, Any]) -> str:

@@ -40,12 +40,13 @@ class KnowledgeNetwork:
         plan = VectorPlanConfig.from_settings(settings)
         sizes = TenantSizes(settings.tenant_size_cache_seconds)
         notes = NoteService(db, embedder, dedupe_threshold=settings.dedupe_threshold, plan=plan, sizes=sizes)
-        undo = UndoService(db, embedder, sizes=sizes)
+        undo = UndoService(db, embedder, sizes=sizes, dedupe_threshold=settings.dedupe_threshold)
+        edges = EdgeService(db)
         return cls(
             notes=notes,
-            edges=EdgeService(db),
+            edges=edges,
             retrieval=RetrievalService(db, embedder, plan=plan, sizes=sizes),
             undo=undo,
             corrections=CorrectionService(db, window_days=settings.correction_window_days),
-            proposals=ProposalService(db, notes, undo),
+            proposals=ProposalService(db, notes, edges, undo),
         )

@@ -25,6 +25,7 @@ from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
 from graph.knowledge.dedupe import find_twins
+from graph.knowledge.edges import held_statuses, status_changes, statuses
 from graph.knowledge.models import (
     MAX_BATCH,
     CreateResult,
@@ -521,12 +522,17 @@ class NoteService:
                 raise NotFound(f"no note {node_id!r}", field="id")
             snap = dict(rows[0]["note"])
             vector = snap.pop("embedding")
+            superseded = superseded_by_snapshot(snap)
+            was = await statuses(gated, superseded)
             if corrections.is_agent(principal) and approving is None:
                 held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
-                if held:
+                freed = [
+                    i for i in superseded if was[i]["status"] == "superseded" and was[i]["superseders"] == 1
+                ]
+                if held or (freed_held := await held_statuses(gated, principal, freed)):
                     return Proposed(await corrections.propose(
                         gated, principal, op="note.delete", target_id=node_id, payload={},
-                        fields=held, corrections=set(held.values()),
+                        fields=set(held) or {"status"}, corrections=set(held.values()) or set(freed_held),
                     ))  # fmt: skip
             written = (
                 set()
@@ -534,9 +540,12 @@ class NoteService:
                 else await corrections.agent_written(gated, node_id, snap["createdByRole"])
             )
             [deleted] = await gated.run("queries/knowledge/note_delete", id=node_id)
-            [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
-                "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving
-            )])  # fmt: skip
+            *_, mutation_id = await journal.record_many(gated, principal, [
+                *status_changes(was, await statuses(gated, superseded), approving),
+                journal.Change(
+                    "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving
+                ),
+            ])  # fmt: skip
             if written:
                 await corrections.record(
                     gated, principal, mutation_id=mutation_id, kind="delete", node_id=node_id,
@@ -549,6 +558,17 @@ class NoteService:
         result = await self._gate.write(principal.user_id, work)
         self._sizes.forget(principal.user_id)
         return result
+
+
+def superseded_by_snapshot(snap: dict[str, Any]) -> list[str]:
+    """The notes a note (as ``note_snapshot`` read it) supersedes."""
+    return sorted(
+        {
+            e["targetId"]
+            for e in snap.get("edges") or []
+            if e["relType"] == "SUPERSEDES" and e["sourceId"] == snap["id"]
+        }
+    )
 
 
 def patch_props(patch: NotePatch) -> dict[str, Any]:

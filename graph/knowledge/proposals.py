@@ -13,12 +13,13 @@ from typing import Any
 
 from graph.core import journal
 from graph.core.db import Database
-from graph.core.errors import Conflict, Forbidden, NotFound
+from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_seq_cursor
 from graph.knowledge.corrections import is_agent, proposal_view
-from graph.knowledge.models import CreateResult
+from graph.knowledge.edges import EdgeService, edge_from_payload
+from graph.knowledge.models import CreateResult, EdgeType
 from graph.knowledge.notes import NoteService, note_from_payload, patch_from_props
 from graph.knowledge.undo import UndoService
 
@@ -29,25 +30,31 @@ STATUSES = ("pending", "approved", "rejected")
 class ProposalService:
     """List, approve and reject the caller's proposals."""
 
-    def __init__(self, db: Database, notes: NoteService, undo: UndoService) -> None:
+    def __init__(self, db: Database, notes: NoteService, edges: EdgeService, undo: UndoService) -> None:
         self._db = db
         self._gate = WriteGate(db)
         self._notes = notes
+        self._edges = edges
         self._undo = undo
 
     async def list_proposals(
         self, principal: Principal, *, status: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first, optionally of one status."""
+        before_seq, before_id = _decode_cursor(cursor) if cursor else (None, None)
         rows = await self._db.read(
             "queries/knowledge/proposals_list",
             userId=principal.user_id,
             status=status,
-            beforeSeq=decode_seq_cursor(cursor) if cursor else None,
+            beforeSeq=before_seq,
+            beforeId=before_id,
             limit=limit + 1,
         )
         items = [proposal_view(r["proposal"]) for r in rows[:limit]]
-        return items, str(rows[limit - 1]["seq"]) if len(rows) > limit else None
+        if len(rows) <= limit:
+            return items, None
+        last = rows[limit - 1]
+        return items, f"{last['seq']}.{last['proposal']['id']}"
 
     async def get(self, principal: Principal, proposal_id: str) -> dict[str, Any]:
         """One proposal (404 for none, or another user's)."""
@@ -105,6 +112,16 @@ class ProposalService:
         elif op == "note.delete":
             assert target is not None  # noqa: S101 - a delete names its note
             await self._notes.delete(principal, target, approving=proposal_id, then=then)
+        elif op == "edge.connect":
+            edges = [edge_from_payload(e) for e in payload["edges"]]
+            await self._edges.connect(
+                principal, edges, batch=len(edges) > 1, approving=proposal_id, then=then
+            )
+        elif op == "edge.disconnect":
+            await self._edges.disconnect(
+                principal, payload["sourceId"], EdgeType(payload["type"]), payload["targetId"],
+                approving=proposal_id, then=then,
+            )  # fmt: skip
         else:  # undo
             mutation = await journal.find(self._db, principal, payload["mutationId"])
             if mutation is None:
@@ -120,3 +137,11 @@ class ProposalService:
             return await self._decide(gated, principal, proposal_id, "rejected", reason)
 
         return await self._gate.write(principal.user_id, work)
+
+
+def _decode_cursor(cursor: str) -> tuple[int, str]:
+    """``"<seq>.<id>"`` of the last proposal of a page; anything else is a 422."""
+    seq, _, proposal_id = cursor.partition(".")
+    if not proposal_id:
+        raise InvalidInput("cursor is not one this API issued", field="cursor")
+    return decode_seq_cursor(seq), check_id(proposal_id, "cursor")

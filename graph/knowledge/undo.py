@@ -13,13 +13,17 @@ undone              what the undo does (journaled as)
 ``note.merge``      removes the merge record, confidence and tags as before
                     (``note.unmerge``), and the other way round
 ``edge.connect``    removes the edge (``edge.disconnect``), and the other way round
+``note.status``     not alone: 409 naming the edge's write it followed
 ==================  ==========================================================
 
-All of it happens under the write gate, in one transaction: a later mutation of the same
-fields (of the same edge), or a restore that would break an invariant (an edge to a note
-deleted since, an id taken since), is a 409 naming the blocking mutation, and nothing is
-half-undone. An agent's undo that would change fields a person corrected becomes a
-proposal; undoing a correction retires it.
+Statuses a removed or restored supersedes edge flips are journaled in the same write
+(``note.status``). All of it happens under the write gate, in one transaction: a later
+mutation of the same fields (of the same edge), or a restore that would break an
+invariant (an edge to a note deleted since, an id taken since, a conflict made the other
+way, a loop of supersedes edges, a status the supersedes edges forbid), is a 409 naming
+the blocking mutation, and nothing is half-undone. An agent's undo that would change what
+a person corrected (fields, a status, a fact they deleted) becomes a proposal; undoing a
+correction retires it.
 """
 
 from __future__ import annotations
@@ -34,9 +38,9 @@ from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.knowledge import corrections
-from graph.knowledge.edges import edge_state, edge_target
-from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeType, Proposed
-from graph.knowledge.notes import snapshot_state
+from graph.knowledge.edges import edge_state, edge_target, held_statuses, status_changes, statuses
+from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeStatus, KnowledgeType, Proposed
+from graph.knowledge.notes import snapshot_state, superseded_by_snapshot
 from graph.knowledge.search import TenantSizes, tenant_key
 
 #: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
@@ -56,8 +60,16 @@ _ATTEMPTS = 3
 class UndoService:
     """Undo mutations of the caller's notes and edges."""
 
-    def __init__(self, db: Database, embedder: Embedder, *, sizes: TenantSizes | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        *,
+        sizes: TenantSizes | None = None,
+        dedupe_threshold: float = 0.95,
+    ) -> None:
         self._db = db
+        self._dedupe_threshold = dedupe_threshold
         self._gate = WriteGate(db)
         self._embedder = embedder
         self._sizes = sizes or TenantSizes()
@@ -72,6 +84,8 @@ class UndoService:
     ) -> dict[str, Any] | Proposed:
         """Undo ``mutation`` (as :func:`graph.core.journal.find` returned it); the undo's own
         journal entry, or the proposal it became."""
+        if mutation["op"] == "note.status":
+            raise await self._status_conflict(principal, mutation)
         if mutation["op"] not in INVERSE:
             raise Conflict(f"a {mutation['op']} cannot be undone", field="id")
         for _ in range(_ATTEMPTS):
@@ -134,15 +148,13 @@ class UndoService:
                 field="id",
                 blocking_mutation=blocking[0]["id"],
             )
-        if m["targetType"] == "Knowledge" and corrections.is_agent(principal) and approving is None:
-            held = (await corrections.corrected(gated, [target])).get(target, {})
-            hits = fields & set(held)
-            if hits:
-                return Proposed(await corrections.propose(
-                    gated, principal, op="undo", target_id=target, payload={"mutationId": mutation_id},
-                    fields=hits, corrections=[held[k] for k in hits],
-                ))  # fmt: skip
         before, after = m.get("before"), m.get("after")
+        watched = await self._watched(gated, m)
+        was = await statuses(gated, watched)
+        if corrections.is_agent(principal) and approving is None:
+            proposal = await self._guard(gated, principal, m, was, embedding)
+            if proposal is not None:
+                return proposal
         correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, list[float] | None] | None
         correction = None
         change: tuple[dict[str, Any] | None, dict[str, Any] | None]
@@ -158,7 +170,7 @@ class UndoService:
             change = (snapshot_state(snap), None)
         elif op == "note.delete":
             assert before is not None and embedding is not None  # noqa: S101 - by _text
-            change = (None, await self._restore(gated, before, embedding))
+            change = (None, await self._restore(gated, m, before, embedding))
         elif op == "note.update":
             assert before is not None and after is not None  # noqa: S101 - an update has both
             rows = await gated.run("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
@@ -168,6 +180,8 @@ class UndoService:
                 and (before.get("title", now["title"]), before.get("content", now["content"])) != text
             ):
                 return None
+            if "status" in before:
+                await self._check_status(gated, m, before["status"], was)
             if not corrections.is_agent(principal):
                 [snap_row] = await gated.run(
                     "queries/knowledge/note_snapshot", id=target, withEmbedding=False
@@ -183,6 +197,7 @@ class UndoService:
             change = ({k: now[k] for k in before}, before)
         elif op == "note.merge":
             assert before is not None and after is not None  # noqa: S101 - a merge has both
+            correction = await self._merge_correction(gated, principal, target, after, before)
             await gated.run(
                 "queries/knowledge/note_unmerge", id=target, mergeId=after["merged"]["id"], **before
             )  # fmt: skip
@@ -190,6 +205,7 @@ class UndoService:
         elif op == "note.unmerge":
             assert before is not None and after is not None  # noqa: S101 - an unmerge has both
             merged = before["merged"] | {"targetId": target}
+            correction = await self._merge_correction(gated, principal, target, after, before)
             await gated.run(
                 "queries/knowledge/notes_merge_into", merges=[merged], role=principal.role.value,
                 agentId=principal.agent_id,
@@ -207,10 +223,13 @@ class UndoService:
         else:  # edge.disconnect
             assert before is not None  # noqa: S101 - a disconnect has its edge
             change = (None, await self._reconnect(gated, principal, m, before))
-        [undo_id] = await journal.record_many(gated, principal, [journal.Change(
-            INVERSE[op], m["targetType"], target, change[0], change[1], undoes=mutation_id,
-            proposal_id=approving,
-        )])  # fmt: skip
+        *_, undo_id = await journal.record_many(gated, principal, [
+            *status_changes(was, await statuses(gated, watched), approving),
+            journal.Change(
+                INVERSE[op], m["targetType"], target, change[0], change[1], undoes=mutation_id,
+                proposal_id=approving,
+            ),
+        ])  # fmt: skip
         await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
         if correction is not None:
             kind, names, was, now_state, vector = correction
@@ -225,9 +244,10 @@ class UndoService:
         return done
 
     async def _restore(
-        self, gated: Gated, snapshot: dict[str, Any], embedding: list[float]
+        self, gated: Gated, m: dict[str, Any], snapshot: dict[str, Any], embedding: list[float]
     ) -> dict[str, Any]:
-        """Bring a deleted note back; the state it is back in (edges only to notes that exist)."""
+        """Bring a deleted note back; the state it is back in (edges only to notes that exist;
+        409 when its supersedes edges would close a loop with edges made since)."""
         edges = []
         for i, e in enumerate(snapshot.get("edges") or []):
             if e["relType"] not in ALL_REL_TYPES:
@@ -251,6 +271,8 @@ class UndoService:
             tenantKey=tenant_key(gated.user_id), embeddingModel=self._embedder.model_id,
         )  # fmt: skip
         kept = set(row["restored"])
+        if any(e["relType"] == "SUPERSEDES" for e in edges):
+            await self._check_loop(gated, m, snapshot["id"], f"bringing back {snapshot['id']!r}")
         return snapshot | {"edges": [e for i, e in enumerate(snapshot.get("edges") or []) if i in kept]}
 
     async def _reconnect(
@@ -273,13 +295,154 @@ class UndoService:
             role=principal.role.value,
             agentId=principal.agent_id,
         )
+        if not created["created"]:  # the conflictsWith edge the other way, made since
+            reverse = f"{edge['targetId']} {kind.value} {edge['sourceId']}"
+            made = [
+                x
+                for x in await journal.history(gated, reverse, after_seq=m["seq"])
+                if x["op"] == "edge.connect"
+            ]
+            raise Conflict(
+                f"{reverse!r} exists now (one conflictsWith edge either way); undo its connect first",
+                field="id",
+                blocking_mutation=made[0]["id"] if made else None,
+            )
         if kind == EdgeType.SUPERSEDES:
-            [loops] = await gated.run("queries/knowledge/supersede_loops", ids=[edge["sourceId"]])
-            if loops["looping"]:
-                raise Conflict(
-                    f"bringing back {edge_target(edge)!r} would close a loop of supersedes edges", field="id"
-                )
+            await self._check_loop(gated, m, edge["sourceId"], f"bringing back {edge_target(edge)!r}")
         return edge_state(created["edge"])
+
+    @staticmethod
+    async def _watched(gated: Gated, m: dict[str, Any]) -> list[str]:
+        """The notes whose status undoing ``m`` may flip (through supersedes edges it removes or
+        brings back)."""
+        op, before, after = m["op"], m.get("before") or {}, m.get("after") or {}
+        if op == "note.create":
+            rows = await gated.run("queries/knowledge/note_snapshot", id=m["targetId"], withEmbedding=False)
+            return superseded_by_snapshot(rows[0]["note"]) if rows else []
+        if op == "note.delete":
+            return superseded_by_snapshot(before)
+        edge = after if op == "edge.connect" else before if op == "edge.disconnect" else {}
+        return [edge["targetId"]] if edge.get("type") == EdgeType.SUPERSEDES.value else []
+
+    async def _guard(
+        self,
+        gated: Gated,
+        principal: Principal,
+        m: dict[str, Any],
+        was: dict[str, dict[str, Any]],
+        embedding: list[float] | None,
+    ) -> Proposed | None:
+        """An agent's undo that would change what a person corrected (the note's corrected
+        fields, a status a supersedes edge would flip, or a fact a person deleted that the
+        restored note is a twin of) becomes a proposal."""
+        op, target = m["op"], m["targetId"]
+        fields: set[str] = set()
+        held_ids: set[str] = set()
+        if m["targetType"] == "Knowledge":
+            held = (await corrections.corrected(gated, [target])).get(target, {})
+            fields = corrections.touched(m) & set(held)
+            held_ids = {held[k] for k in fields}
+        removing = op in ("note.create", "edge.connect")
+        flipping = [
+            i
+            for i, now in was.items()
+            if (
+                (now["status"] == "superseded" and now["superseders"] == 1)
+                if removing
+                else now["status"] == "active"
+            )
+        ]
+        status_held = await held_statuses(gated, principal, flipping)
+        if status_held:
+            fields.add("status")
+            held_ids.update(status_held)
+        if op == "note.delete" and embedding is not None:
+            twins = await corrections.deleted_twins(gated, [(0, embedding)], self._dedupe_threshold)
+            if 0 in twins and twins[0]["targetId"] != target:
+                fields.update(corrections.NOTE_FIELDS)
+                held_ids.add(twins[0]["correctionId"])
+        if not held_ids:
+            return None
+        return Proposed(await corrections.propose(
+            gated, principal, op="undo", target_id=target, payload={"mutationId": m["id"]},
+            fields=fields, corrections=held_ids,
+        ))  # fmt: skip
+
+    @staticmethod
+    async def _merge_correction(
+        gated: Gated, principal: Principal, target: str, after: dict[str, Any], before: dict[str, Any]
+    ) -> tuple[str, set[str], dict[str, Any], dict[str, Any] | None, list[float] | None] | None:
+        """A person's undo of a merge (or unmerge) that puts back fields an agent wrote is a
+        correction of those fields."""
+        if corrections.is_agent(principal):
+            return None
+        [snap] = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=False)
+        written = await corrections.agent_written(gated, target, snap["note"]["createdByRole"])
+        names = written & set(before) & set(corrections.NOTE_FIELDS)
+        if not names:
+            return None
+        return ("update", names, {k: after[k] for k in names}, {k: before[k] for k in names}, None)
+
+    @staticmethod
+    async def _check_status(
+        gated: Gated, m: dict[str, Any], status: str, was: dict[str, dict[str, Any]]
+    ) -> None:
+        """An update's undo must leave the status the supersedes edges allow: ``superseded``
+        only while something supersedes the note, ``active`` only while nothing does."""
+        target = m["targetId"]
+        now = was.get(target) or (await statuses(gated, [target]))[target]
+        if status == KnowledgeStatus.SUPERSEDED.value and now["superseders"] == 0:
+            problem, op = "nothing supersedes it any more", "edge.disconnect"
+        elif status == KnowledgeStatus.ACTIVE.value and now["superseders"] > 0:
+            problem, op = "a note supersedes it now", "edge.connect"
+        else:
+            return
+        rows = await gated.run(
+            "queries/knowledge/supersede_mutations_since", ids=[target], afterSeq=m["seq"]
+        )  # fmt: skip
+        cause = next(
+            (r for r in rows if r["op"] == op and r["targetId"].endswith(f" supersedes {target}")), None
+        )
+        raise Conflict(
+            f"undoing {m['id']!r} would make {target!r} {status}, but {problem}"
+            + (f" ({cause['op']} {cause['id']!r}); undo that first" if cause else ""),
+            field="id",
+            blocking_mutation=cause["id"] if cause else None,
+        )
+
+    @staticmethod
+    async def _check_loop(gated: Gated, m: dict[str, Any], node_id: str, what: str) -> None:
+        """409 when ``node_id`` is now on a loop of supersedes edges, naming the newest
+        mutation since ``m`` that made an edge of that loop."""
+        [loops] = await gated.run("queries/knowledge/supersede_loops", ids=[node_id])
+        if not loops["looping"]:
+            return
+        [loop] = await gated.run("queries/knowledge/supersede_loop_nodes", id=node_id)
+        rows = await gated.run(
+            "queries/knowledge/supersede_mutations_since", ids=loop["ids"], afterSeq=m["seq"]
+        )  # fmt: skip
+        cause = next((r for r in rows if r["op"] == "edge.connect"), None)
+        raise Conflict(
+            f"{what} would close a loop of supersedes edges ({' -> '.join(loop['ids'])})"
+            + (f", made by {cause['op']} {cause['id']!r}; undo that first" if cause else ""),
+            field="id",
+            blocking_mutation=cause["id"] if cause else None,
+        )
+
+    async def _status_conflict(self, principal: Principal, mutation: dict[str, Any]) -> Conflict:
+        """The 409 of undoing a status a supersedes edge set: the edge's write is what to undo."""
+        rows = await journal.of_write(self._db, principal, mutation["seq"])
+        cause = next((r for r in rows if r["op"] != "note.status"), None)
+        target = mutation["targetId"]
+        if cause is None:
+            return Conflict(
+                f"the status of {target!r} followed a supersedes edge; undo that write", field="id"
+            )
+        return Conflict(
+            f"the status of {target!r} followed {cause['op']} {cause['id']!r} (a supersedes edge); undo that",
+            field="id",
+            blocking_mutation=cause["id"],
+        )
 
     @staticmethod
     async def _gone(gated: Gated, m: dict[str, Any], notes: list[str]) -> Conflict:

@@ -44,6 +44,14 @@ CALL (m, row) {
   CREATE (m)-[:CHANGED]->(target)
 }
 CALL (m, row) {
+  MATCH (target:Correction {userId: $userId, id: row.correctionId})
+  CREATE (m)-[:CHANGED]->(target)
+}
+CALL (m, row) {
+  MATCH (target:Proposal {userId: $userId, id: row.proposalOf})
+  CREATE (m)-[:CHANGED]->(target)
+}
+CALL (m, row) {
   MATCH (undone:Mutation {userId: $userId, id: row.undoes})
   CREATE (m)-[:UNDOES]->(undone)
 }

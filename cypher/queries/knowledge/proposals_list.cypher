@@ -1,10 +1,11 @@
-// A user's proposals newest first, optionally of one status; $beforeSeq continues a page.
+// A user's proposals newest first (one write may propose several: by id within it),
+// optionally of one status; ($beforeSeq, $beforeId) continues a page.
 MATCH (p:Proposal)
 USING INDEX p:Proposal(userId, seq)
 WHERE p.userId = $userId AND p.seq IS NOT NULL
   AND ($status IS NULL OR p.status = $status)
-  AND ($beforeSeq IS NULL OR p.seq < $beforeSeq)
+  AND ($beforeSeq IS NULL OR p.seq < $beforeSeq OR (p.seq = $beforeSeq AND p.id < $beforeId))
 WITH p
-ORDER BY p.userId DESC, p.seq DESC
+ORDER BY p.userId DESC, p.seq DESC, p.id DESC
 LIMIT $limit
 RETURN p.seq AS seq, p {.*, createdAt: p.createdAt.epochMillis, decidedAt: p.decidedAt.epochMillis} AS proposal

@@ -9,7 +9,7 @@ from typing import Any
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
-from tests.integration.knowledge.seeding import link, note, seed
+from tests.integration.knowledge.seeding import link, note, seed, status_of
 from tests.integration.knowledge.test_integrity import unit_vector
 
 
@@ -253,3 +253,164 @@ async def test_the_window_ends_the_listing(make_caller: MakeCaller, db: Database
     listed = await agent.http.get("/v1/corrections", params={"unacknowledged": "true", "sessionId": "s9"})
     assert listed.json()["items"] == []
     assert len((await agent.http.get("/v1/corrections")).json()["items"]) == 1
+
+
+async def test_supersedes_edges_journal_the_status_they_flip_and_yield_to_a_corrected_status(
+    make_caller: MakeCaller,
+) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    await seed(
+        agent, note("new", "Cache v2", "We cache in Redis."), note("old", "Cache", "We cache in Memcached.")
+    )
+    # A person archives the agent's note and brings it back: its status is theirs now.
+    await person.http.patch("/v1/knowledge/old", json={"status": "archived"})
+    await person.http.patch("/v1/knowledge/old", json={"status": "active"})
+    held = await agent.http.post(
+        "/v1/knowledge/new/connections", json={"type": "supersedes", "targetId": "old"}
+    )
+    assert held.status_code == 202, held.text
+    proposal = held.json()["proposal"]
+    assert (proposal["op"], proposal["fields"]) == ("edge.connect", ["status"])
+    assert await status_of(agent, "old") == "active"
+    assert (await agent.http.get("/v1/knowledge/new/connections")).json()["items"] == []
+    # Asking again waits on the same proposal.
+    again = await agent.http.post(
+        "/v1/knowledge/new/connections", json={"type": "supersedes", "targetId": "old"}
+    )
+    assert again.json()["proposal"]["id"] == proposal["id"]
+    approved = await person.http.post(f"/v1/proposals/{proposal['id']}/approve")
+    assert approved.status_code == 200, approved.text
+    assert await status_of(agent, "old") == "superseded"
+    # The note's own history shows the flip, in the edge's write.
+    [flip, *_] = (await person.http.get("/v1/mutations", params={"targetId": "old"})).json()["items"]
+    assert (flip["op"], flip["before"], flip["after"]) == (
+        "note.status",
+        {"status": "active"},
+        {"status": "superseded"},
+    )
+    assert flip["proposalId"] == proposal["id"] and flip["actor"]["role"] == "human"
+    newest = await latest(person, targetId="new supersedes old")
+    assert newest["op"] == "edge.connect" and newest["seq"] == flip["seq"]
+    assert sorted(approved.json()["decision"]["mutationIds"]) == sorted([flip["id"], newest["id"]])
+    # A flip is undone with its edge, not alone.
+    refused = await undo(person, flip["id"])
+    assert refused.status_code == 409 and refused.json()["error"]["blockingMutation"] == newest["id"]
+    # The agent cannot take the edge away either: that would flip the corrected status back.
+    gone = await agent.http.delete("/v1/knowledge/new/connections/supersedes/old")
+    assert gone.status_code == 202 and gone.json()["proposal"]["op"] == "edge.disconnect"
+    assert await status_of(agent, "old") == "superseded"
+    # A person can; the flip back is journaled too.
+    assert (await person.http.delete("/v1/knowledge/new/connections/supersedes/old")).status_code == 204
+    assert await status_of(agent, "old") == "active"
+    [back, *_] = (await person.http.get("/v1/mutations", params={"targetId": "old"})).json()["items"]
+    assert (back["op"], back["after"]) == ("note.status", {"status": "active"})
+
+
+async def test_undo_keeps_the_supersedes_rules_and_names_the_edge_in_the_way(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(alice, note("x", "X", "Note x."), note("d", "D", "Note d."), note("y", "Y", "Note y."))
+    await link(alice, "d", "supersedes", "y")
+    await link(alice, "x", "supersedes", "d")
+    assert (await alice.http.delete("/v1/knowledge/d")).status_code == 204
+    deleted = await latest(alice)
+    assert deleted["op"] == "note.delete" and await status_of(alice, "y") == "active"
+    await link(alice, "y", "supersedes", "x")
+    closing = await latest(alice)
+    # Bringing d back would make x -> d -> y -> x: a loop that hides all three.
+    refused = await undo(alice, deleted["id"])
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["blockingMutation"] == closing["id"]
+    assert await fields(alice, "d") is None and await status_of(alice, "x") == "superseded"
+    # An update's undo may not make a superseded note active (nor superseded without an edge).
+    await seed(alice, note("n", "N", "Note n."), note("m", "M", "Note m."))
+    await alice.http.patch("/v1/knowledge/n", json={"status": "archived"})
+    archived = await latest(alice)
+    await link(alice, "m", "supersedes", "n")
+    superseding = await latest(alice)
+    assert await status_of(alice, "n") == "archived"
+    blocked = await undo(alice, archived["id"])
+    assert blocked.status_code == 409 and blocked.json()["error"]["blockingMutation"] == superseding["id"]
+    assert await status_of(alice, "n") == "archived"
+
+
+async def test_undo_of_a_disconnect_409s_when_the_conflict_was_made_the_other_way(
+    make_caller: MakeCaller,
+) -> None:
+    alice = await make_caller()
+    await seed(alice, note("a", "A", "Note a."), note("b", "B", "Note b."))
+    await link(alice, "a", "conflictsWith", "b")
+    await alice.http.delete("/v1/knowledge/a/connections/conflictsWith/b")
+    disconnected = await latest(alice)
+    await link(alice, "b", "conflictsWith", "a")
+    other_way = await latest(alice)
+    refused = await undo(alice, disconnected["id"])
+    assert refused.status_code == 409 and refused.json()["error"]["blockingMutation"] == other_way["id"]
+    edges = (await alice.http.get("/v1/knowledge/a/connections")).json()["items"]
+    assert [(e["sourceId"], e["targetId"]) for e in edges] == [("b", "a")]
+
+
+async def test_an_agent_undo_does_not_bring_back_a_twin_of_a_fact_a_person_deleted(
+    make_caller: MakeCaller,
+) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    for node_id in ("first", "second"):  # one text, embedded by the service: twins
+        body = note(node_id, "Deploys", "We deploy on Fridays.")
+        assert (await agent.http.post("/v1/knowledge", json=body)).status_code == 201
+    assert (await agent.http.delete("/v1/knowledge/second")).status_code == 204
+    own_delete = await latest(agent)
+    assert (await person.http.delete("/v1/knowledge/first")).status_code == 204
+    held = await undo(agent, own_delete["id"])
+    assert held.status_code == 202, held.text
+    assert await fields(agent, "second") is None
+    # A person may bring it back.
+    assert (await undo(person, own_delete["id"])).status_code == 200
+    assert await fields(agent, "second") is not None
+
+
+async def test_a_person_undoing_an_agents_merge_corrects_it_and_proposals_page_without_gaps(
+    make_caller: MakeCaller,
+) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    vector = unit_vector(5)
+    await seed(
+        person, {**note("a", "Postgres", "Orders live in Postgres.", tags=["db"]), "embedding": vector}
+    )
+    twin = {
+        **note("b", "Postgres!", "Orders: Postgres.", tags=["orders"]),
+        "embedding": vector,
+        "dedupe": True,
+    }
+    assert (await agent.http.post("/v1/knowledge", json=twin)).json()["mergedInto"] == "a"
+    merged = await latest(agent)
+    assert (await undo(person, merged["id"])).status_code == 200
+    [correction] = (await person.http.get("/v1/corrections")).json()["items"]
+    assert correction["targetId"] == "a" and "tags" in correction["fields"]
+    # One agent write that a person's deletes hold back three times over: three proposals in
+    # one write, paged one at a time without a gap.
+    for i in range(3):
+        body = {
+            **note(f"gone{i}", f"Gone {i}", f"Fact {i}."),
+            "embedding": unit_vector(20 + i),
+            "dedupe": False,
+        }
+        await agent.http.post("/v1/knowledge", json=body)
+        await person.http.delete(f"/v1/knowledge/gone{i}")
+    batch = [
+        {**note(f"back{i}", f"Back {i}", f"Fact {i}."), "embedding": unit_vector(20 + i), "dedupe": False}
+        for i in range(3)
+    ]
+    answer = await agent.http.post("/v1/knowledge/batch", json={"items": batch})
+    assert all("proposal" in r for r in answer.json()["results"])
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params = {"limit": 1, "status": "pending"} | ({"cursor": cursor} if cursor else {})
+        page = (await person.http.get("/v1/proposals", params=params)).json()
+        seen += [p["id"] for p in page["items"]]
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(r["proposal"]["id"] for r in answer.json()["results"])
