@@ -14,7 +14,7 @@ from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.knowledge.test_integrity import unit_vector
 
 SLOTS = 3
-FIELDS = ("title", "content", "tags", "confidence")
+FIELDS = ("title", "content", "tags", "confidence", "status")
 
 action = st.one_of(
     st.tuples(st.just("agent_create"), st.integers(0, SLOTS - 1)),
@@ -25,7 +25,12 @@ action = st.one_of(
     st.tuples(st.sampled_from(["human_delete", "agent_delete"]), st.integers(0, SLOTS - 1)),
     # An agent aiming at what a person corrected: the i-th corrected (note, field) pair.
     st.tuples(st.just("agent_patch_corrected"), st.integers(0, 7)),
-    st.tuples(st.just("human_connect"), st.integers(0, SLOTS - 1), st.integers(0, SLOTS - 1)),
+    st.tuples(
+        st.sampled_from(["human_connect", "agent_connect"]),
+        st.integers(0, SLOTS - 1),
+        st.sampled_from(["relatedTo", "supersedes"]),
+        st.integers(0, SLOTS - 1),
+    ),
     st.tuples(st.just("undo"), st.sampled_from([Role.HUMAN, Role.AGENT]), st.integers(0, 5)),
 )
 
@@ -36,6 +41,7 @@ def value(field: str, n: int) -> Any:
         "content": f"Content number {n}.",
         "tags": [f"t{n}"],
         "confidence": round(0.5 + n / 100, 2),
+        "status": "archived" if n % 2 else "active",
     }[field]
 
 
@@ -106,19 +112,21 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
                 note_id, field = f"n{step[1]}", step[2]
             caller = person if kind == "human_patch" else agent
             answer = await caller.http.patch(f"/v1/knowledge/{note_id}", json={field: value(field, counter)})
-            assert answer.status_code in (200, 202, 404), answer.text
+            assert answer.status_code in (200, 202, 404, 409), answer.text  # 409: active while superseded
             event(f"{kind}: {answer.status_code}")
         elif kind in ("human_delete", "agent_delete"):
             caller = person if kind == "human_delete" else agent
             answer = await caller.http.delete(f"/v1/knowledge/n{step[1]}")
             assert answer.status_code in (202, 204, 404), answer.text
             event(f"{kind}: {answer.status_code}")
-        elif kind == "human_connect":
-            _, a, b = step
+        elif kind in ("human_connect", "agent_connect"):
+            _, a, edge_type, b = step
             if a != b:
-                edge = {"type": "relatedTo", "targetId": f"n{b}"}
-                answer = await person.http.post(f"/v1/knowledge/n{a}/connections", json=edge)
-                assert answer.status_code in (200, 201, 404), answer.text
+                caller = person if kind == "human_connect" else agent
+                edge = {"type": edge_type, "targetId": f"n{b}"}
+                answer = await caller.http.post(f"/v1/knowledge/n{a}/connections", json=edge)
+                assert answer.status_code in (200, 201, 202, 404, 409), answer.text  # 409: a loop
+                event(f"{kind} {edge_type}: {answer.status_code}")
         else:  # undo the k-th latest mutation, then undo that undo: back where it started
             _, role, k = step
             caller = person if role == Role.HUMAN else agent
