@@ -19,9 +19,11 @@ from api.metrics import router as metrics_router
 from api.routes import continuity, conversations, core, corrections, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.goals import GoalService
 from graph.continuity.pending import PendingActionService
 from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
+from graph.continuity.skills import SkillService
 from graph.continuity.tokens import TokenCounter
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
@@ -105,6 +107,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             min_similarity=settings.bridge_min_similarity,
         ),
         profile=ProfileService(db, conversation_memory.insights),
+        goals=GoalService(db),
+        skills=SkillService(db),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

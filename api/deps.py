@@ -10,9 +10,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.goals import GoalService
 from graph.continuity.pending import PendingActionService
 from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
+from graph.continuity.skills import SkillService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -42,6 +44,8 @@ class Services:
     pending_actions: PendingActionService
     bridge: BridgeService
     profile: ProfileService
+    goals: GoalService
+    skills: SkillService
 
 
 def get_services(request: Request) -> Services:

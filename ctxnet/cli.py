@@ -36,6 +36,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(users_app, name="users")
 app.add_typer(threads_app, name="threads")
+skills_app = typer.Typer(help="Skills agents load when their trigger fits.", no_args_is_help=True)
+app.add_typer(skills_app, name="skills")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -308,6 +310,20 @@ def threads_consolidate(
 ) -> None:
     """Turn a thread's high-confidence insights into permanent knowledge."""
     _print_counts(_run_pipeline(user, thread, "consolidate"))
+
+
+# --- ctxnet skills -----------------------------------------------------------------------------
+@skills_app.command("install")
+def skills_install(user: Annotated[str, typer.Option(help="The user who gets the skills.")]) -> None:
+    """Install the starter bundle of skills for a user (again: updates what changed)."""
+    from graph.continuity.skills import SkillService, starter_skills
+
+    async def work(settings: Settings) -> list[tuple[dict[str, Any], str]]:
+        principal = Principal(user_id=user, role=Role.HUMAN)
+        return await _with_db(settings, lambda db: SkillService(db).put(principal, starter_skills()))
+
+    for skill, outcome in _run(work):
+        typer.echo(f"{outcome:9} {skill['id']}  {skill['name']}")
 
 
 # --- ctxnet serve ----------------------------------------------------------------------------

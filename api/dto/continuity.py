@@ -1,5 +1,5 @@
 """Request and response bodies of session continuity: agents, sessions, pending actions, the
-context bridge and the user profile."""
+context bridge, the user profile, goals and skills."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from api.dto.base import CamelModel, OutModel, non_blank
+from graph.continuity.goals import NewGoal
 from graph.continuity.sessions import NewSession, SessionEnd
+from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
@@ -298,3 +300,109 @@ class SessionStartedOut(OutModel):
 
     session: SessionOut
     bridge: BridgeOut
+
+
+class GoalIn(CamelModel):
+    """A goal to push onto the stack."""
+
+    id: str | None = Field(default=None, description="Your id for the goal; generated if absent.")
+    title: str = Field(min_length=1, max_length=500, description="What is being worked towards.")
+    parent_id: str | None = Field(default=None, description="An active goal of yours this one is a step of.")
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        return non_blank(value, "title")
+
+    def to_domain(self) -> NewGoal:
+        return NewGoal(title=self.title, id=self.id, parent_id=self.parent_id)
+
+
+class GoalCloseIn(CamelModel):
+    """How a goal ended."""
+
+    outcome: str | None = Field(default=None, max_length=2_000, description="What came of it.")
+
+
+class GoalAbandonIn(CamelModel):
+    """Why a goal was dropped."""
+
+    reason: str | None = Field(default=None, max_length=2_000)
+
+
+class ActorOut(OutModel):
+    """Who made a change: a person or an agent (and which)."""
+
+    role: str | None = None
+    agent_id: str | None = None
+
+
+class GoalOut(OutModel):
+    """A goal on the stack."""
+
+    id: str
+    title: str
+    status: Literal["active", "completed", "abandoned"]
+    parent_id: str | None = None
+    created_at: str
+    created_by: ActorOut
+    session_id: str | None = Field(default=None, description="The session it was set in (X-Session-ID).")
+    closed_at: str | None = None
+    closed_by: ActorOut | None = None
+    outcome: str | None = None
+
+
+class GoalPageOut(OutModel):
+    """Active goals first (newest on top), then closed ones (most recently closed first)."""
+
+    items: list[GoalOut]
+    next_cursor: str | None = None
+
+
+class SkillIn(CamelModel):
+    """A skill to create, or to redefine (its invocation count is kept)."""
+
+    id: str = Field(description="e.g. `starter:wake-up`.")
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    body_md: str = Field(min_length=1, max_length=MAX_BODY, description="The how-to, in markdown.")
+    bundle: str = Field(default="default", description="The set it ships in; lists filter by it.")
+    trigger: str = Field(default="", max_length=MAX_TRIGGER, description="When an agent should load it.")
+    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG)]] = Field(
+        default_factory=list, max_length=MAX_TAGS
+    )
+
+    def to_domain(self) -> NewSkill:
+        return NewSkill(
+            id=self.id, name=self.name, body_md=self.body_md, bundle=self.bundle, trigger=self.trigger,
+            tags=tuple(self.tags),
+        ).checked()  # fmt: skip
+
+
+class SkillOut(OutModel):
+    """A skill (with its body when read or loaded, not when listed)."""
+
+    id: str
+    name: str
+    bundle: str
+    trigger: str
+    tags: list[str]
+    invocation_count: int = Field(description="How often it was loaded.")
+    created_at: str
+    updated_at: str
+    created_by: ActorOut
+    last_loaded_at: str | None = None
+    body_md: str | None = None
+
+
+class SkillWrittenOut(OutModel):
+    """The skill as written, and what the write did."""
+
+    skill: SkillOut
+    outcome: Literal["created", "updated", "unchanged"]
+
+
+class SkillPageOut(OutModel):
+    """Skills by id, without their bodies."""
+
+    items: list[SkillOut]
+    next_cursor: str | None = None

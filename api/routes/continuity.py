@@ -1,6 +1,7 @@
 """Session continuity: the agents and their configuration (from the agents YAML file),
 sessions (started, ended with a summary, chained per agent and user), their pending
-actions, the context bridge a session starts with, and the user profile."""
+actions, the context bridge a session starts with, the user profile, the goal stack and
+skills."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from api.dto.continuity import (
     BridgeIn,
     BridgeOut,
     CarryIn,
+    GoalAbandonIn,
+    GoalCloseIn,
+    GoalIn,
+    GoalOut,
+    GoalPageOut,
     PendingActionListOut,
     PendingActionOut,
     ProfileIn,
@@ -31,6 +37,10 @@ from api.dto.continuity import (
     SessionOut,
     SessionPageOut,
     SessionStartedOut,
+    SkillIn,
+    SkillOut,
+    SkillPageOut,
+    SkillWrittenOut,
 )
 from api.dto.errors import BODY, answers
 from graph.core.values import check_id
@@ -216,3 +226,109 @@ async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services:
     not a preference."""
     profile = await services.profile.promote(principal, body.insight_ids, body.names)
     return JSONResponse(dump(ProfileOut.model_validate(profile)))
+
+
+GoalId = Annotated[str, Path(description="The goal's id.")]
+
+
+@router.post(
+    "/goals",
+    status_code=201,
+    response_model=GoalOut,
+    responses=answers(404, 409, *BODY, also=(200, "the goal existed already, the same", GoalOut)),
+)
+async def set_goal(body: GoalIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Push a goal onto your stack (under `parentId`, an active goal of yours, if given); it
+    stays until completed or abandoned, across sessions. The same id again with the same
+    title and parent answers 200; with another, 409. 404 names a `parentId` you do not have."""
+    goal, created = await services.goals.set(principal, body.to_domain())
+    return JSONResponse(dump(GoalOut.model_validate(goal)), status_code=201 if created else 200)
+
+
+@router.get("/goals", response_model=GoalPageOut, response_model_by_alias=True, responses=answers(422))
+async def list_goals(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    status: Literal["active", "completed", "abandoned"] | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Your goal stack: active goals first, the newest on top, then closed ones, the most
+    recently closed first."""
+    items, next_cursor = await services.goals.list_goals(principal, status=status, limit=limit, cursor=cursor)
+    return JSONResponse(dump(GoalPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/goals/{id}", response_model=GoalOut, response_model_by_alias=True, responses=answers(404))
+async def get_goal(id: GoalId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """One goal of yours."""
+    return JSONResponse(dump(GoalOut.model_validate(await services.goals.get(principal, id))))
+
+
+@router.post("/goals/{id}/complete", response_model=GoalOut, responses=answers(404, 409, *BODY))
+async def complete_goal(
+    id: GoalId,  # noqa: A002 - the API's name
+    principal: PrincipalDep,
+    services: ServicesDep,
+    body: GoalCloseIn | None = None,
+) -> JSONResponse:
+    """Mark an active goal completed, with its outcome; 409 while it has open subgoals (the
+    same completion again answers the same)."""
+    goal = await services.goals.complete(principal, id, body.outcome if body else None)
+    return JSONResponse(dump(GoalOut.model_validate(goal)))
+
+
+@router.post("/goals/{id}/abandon", response_model=GoalOut, responses=answers(404, 409, *BODY))
+async def abandon_goal(
+    id: GoalId,  # noqa: A002 - the API's name
+    principal: PrincipalDep,
+    services: ServicesDep,
+    body: GoalAbandonIn | None = None,
+) -> JSONResponse:
+    """Abandon an active goal, and its open subgoals with it."""
+    goal = await services.goals.abandon(principal, id, body.reason if body else None)
+    return JSONResponse(dump(GoalOut.model_validate(goal)))
+
+
+SkillId = Annotated[str, Path(description="The skill's id, e.g. `starter:wake-up`.")]
+
+
+@router.post(
+    "/skills",
+    status_code=201,
+    response_model=SkillWrittenOut,
+    responses=answers(*BODY, also=(200, "the skill existed: redefined, or unchanged", SkillWrittenOut)),
+)
+async def put_skill(body: SkillIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Create a skill, or redefine the one with this id (its invocation count is kept).
+    `ctxnet skills install --user U` installs the starter bundle."""
+    [(skill, outcome)] = await services.skills.put(principal, [body.to_domain()])
+    out = SkillWrittenOut.model_validate({"skill": skill, "outcome": outcome})
+    return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)
+
+
+@router.get("/skills", response_model=SkillPageOut, response_model_by_alias=True, responses=answers(422))
+async def list_skills(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    bundle: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Your skills by id, with their triggers and counts, without their bodies."""
+    items, next_cursor = await services.skills.list_skills(
+        principal, bundle=bundle, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(SkillPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/skills/{id}", response_model=SkillOut, response_model_by_alias=True, responses=answers(404))
+async def get_skill(id: SkillId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """A skill with its body (reading it does not count as loading it)."""
+    return JSONResponse(dump(SkillOut.model_validate(await services.skills.get(principal, id))))
+
+
+@router.post("/skills/{id}/load", response_model=SkillOut, responses=answers(404))
+async def load_skill(id: SkillId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
+    """Load a skill to follow it now: its body, with `invocationCount` raised by one."""
+    return JSONResponse(dump(SkillOut.model_validate(await services.skills.load(principal, id))))

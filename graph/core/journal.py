@@ -108,6 +108,8 @@ def _link(change: Change, user_id: str) -> dict[str, Any]:
         "actionId": target if kind == "PendingAction" else None,
         "correctionId": target if kind == "Correction" else None,
         "proposalOf": target if kind == "Proposal" else None,
+        "goalId": target if kind == "Goal" else None,
+        "skillId": target if kind == "Skill" else None,
     }
 
 

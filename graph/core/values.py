@@ -43,6 +43,8 @@ TIME_KEYS = frozenset(
         "endedAt",
         "resolvedAt",
         "setAt",
+        "closedAt",
+        "lastLoadedAt",
         "at",
     }
 )

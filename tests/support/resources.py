@@ -12,4 +12,6 @@ RESOURCES = {
     "mutations": "mutation",
     "corrections": "correction",
     "proposals": "proposal",
+    "goals": "goal",
+    "skills": "skill",
 }

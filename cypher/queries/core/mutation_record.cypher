@@ -52,6 +52,14 @@ CALL (m, row) {
   CREATE (m)-[:CHANGED]->(target)
 }
 CALL (m, row) {
+  MATCH (target:Goal {userId: $userId, id: row.goalId})
+  CREATE (m)-[:CHANGED]->(target)
+}
+CALL (m, row) {
+  MATCH (target:Skill {userId: $userId, id: row.skillId})
+  CREATE (m)-[:CHANGED]->(target)
+}
+CALL (m, row) {
   MATCH (undone:Mutation {userId: $userId, id: row.undoes})
   CREATE (m)-[:UNDOES]->(undone)
 }

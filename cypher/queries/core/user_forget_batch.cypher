@@ -34,6 +34,10 @@ CALL () {
   UNION ALL
   MATCH (n:Proposal) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:Goal) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Skill) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

@@ -91,6 +91,10 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         "/v1/corrections",
         "/v1/proposals",
         f"/v1/proposals/{ids['proposal']}",
+        "/v1/goals",
+        f"/v1/goals/{ids['goal']}",
+        "/v1/skills",
+        f"/v1/skills/{ids['skill']}",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -136,6 +140,11 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
     ended = await alice.http.post(f"/v1/sessions/{ids['session']}/end", json=end)
     assert ended.status_code == 200
     ids["pending"] = ended.json()["pendingActions"][0]["id"]
+    ids["goal"], ids["skill"] = f"goal-{tag}", f"skill-{tag}"
+    goal = {"id": ids["goal"], "title": f"Ship {token}"}
+    assert (await alice.http.post("/v1/goals", json=goal)).status_code == 201
+    skill = {"id": ids["skill"], "name": f"Use {token}", "bodyMd": f"Call {token}.", "bundle": "sweep"}
+    assert (await alice.http.post("/v1/skills", json=skill)).status_code == 201
     alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
     ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
     before = await snapshot(alice, ids)

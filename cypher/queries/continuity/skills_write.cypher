@@ -1,0 +1,8 @@
+// Create or redefine skills of a user (their invocation counts are kept).
+UNWIND $rows AS row
+MERGE (s:Skill {userId: $userId, id: row.id})
+  ON CREATE SET s.createdAt = datetime(), s.invocationCount = 0, s.createdByRole = $role,
+                s.createdByAgent = $agentId
+SET s.name = row.name, s.bodyMd = row.bodyMd, s.bundle = row.bundle, s.trigger = row.trigger,
+    s.tags = row.tags, s.updatedAt = datetime()
+RETURN count(s) AS written
