@@ -25,6 +25,7 @@ from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
 from graph.continuity.skills import SkillService
 from graph.continuity.tokens import TokenCounter
+from graph.continuity.toolcalls import ToolCallService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -109,6 +110,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         profile=ProfileService(db, conversation_memory.insights),
         goals=GoalService(db),
         skills=SkillService(db),
+        tool_calls=ToolCallService(db),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

@@ -15,6 +15,7 @@ from graph.continuity.pending import PendingActionService
 from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
 from graph.continuity.skills import SkillService
+from graph.continuity.toolcalls import ToolCallService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -46,6 +47,7 @@ class Services:
     profile: ProfileService
     goals: GoalService
     skills: SkillService
+    tool_calls: ToolCallService
 
 
 def get_services(request: Request) -> Services:

@@ -3,14 +3,15 @@ context bridge, the user profile, goals and skills."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
 from api.dto.base import CamelModel, OutModel, non_blank
 from graph.continuity.goals import NewGoal
 from graph.continuity.sessions import NewSession, SessionEnd
 from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
+from graph.continuity.toolcalls import ToolCall
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
@@ -405,4 +406,58 @@ class SkillPageOut(OutModel):
     """Skills by id, without their bodies."""
 
     items: list[SkillOut]
+    next_cursor: str | None = None
+
+
+class ToolCallIn(CamelModel):
+    """One tool call an agent made."""
+
+    tool: str = Field(min_length=1, max_length=200, description="The tool's name.")
+    arguments: Any = Field(
+        default=None, description="As given (any JSON, at most 16 KiB); stored, never executed."
+    )
+    result_summary: str | None = Field(default=None, max_length=4_000)
+    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+    at: AwareDatetime | None = Field(default=None, description="When it was called; now if absent.")
+
+    def to_domain(self) -> ToolCall:
+        return ToolCall(
+            tool=self.tool, arguments=self.arguments, result_summary=self.result_summary,
+            duration_ms=self.duration_ms, at=self.at,
+        )  # fmt: skip
+
+
+class ToolCallsIn(CamelModel):
+    """Tool calls to append to a session's log, in the order they were made."""
+
+    items: list[ToolCallIn] = Field(min_length=1, max_length=500)
+
+
+class ToolCallsOut(OutModel):
+    """Where the calls landed in the session's log."""
+
+    session_id: str
+    first: int = Field(description="The position of the first call appended.")
+    last: int = Field(description="The position of the last.")
+
+
+class ToolCallOut(OutModel):
+    """A recorded tool call."""
+
+    position: int = Field(description="Its place in the session's log, from 1.")
+    tool: str
+    arguments: Any = None
+    result_summary: str | None = None
+    duration_ms: int | None = None
+    at: str
+    recorded_at: str
+    role: str
+    agent_id: str | None = None
+
+
+class ReplayOut(OutModel):
+    """A session's tool calls in the order they were recorded."""
+
+    session_id: str
+    items: list[ToolCallOut]
     next_cursor: str | None = None

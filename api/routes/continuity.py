@@ -1,7 +1,7 @@
 """Session continuity: the agents and their configuration (from the agents YAML file),
 sessions (started, ended with a summary, chained per agent and user), their pending
-actions, the context bridge a session starts with, the user profile, the goal stack and
-skills."""
+actions, the context bridge a session starts with, the user profile, the goal stack,
+skills, and each session's tool-call log and its replay."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from api.dto.continuity import (
     ProfileOut,
     ProfilePatchIn,
     PromoteIn,
+    ReplayOut,
     ResolutionIn,
     SessionEndedOut,
     SessionEndIn,
@@ -41,6 +42,8 @@ from api.dto.continuity import (
     SkillOut,
     SkillPageOut,
     SkillWrittenOut,
+    ToolCallsIn,
+    ToolCallsOut,
 )
 from api.dto.errors import BODY, answers
 from graph.core.values import check_id
@@ -332,3 +335,41 @@ async def get_skill(id: SkillId, principal: PrincipalDep, services: ServicesDep)
 async def load_skill(id: SkillId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
     """Load a skill to follow it now: its body, with `invocationCount` raised by one."""
     return JSONResponse(dump(SkillOut.model_validate(await services.skills.load(principal, id))))
+
+
+@router.post(
+    "/sessions/{id}/tool-calls",
+    status_code=201,
+    response_model=ToolCallsOut,
+    responses=answers(404, *BODY),
+)
+async def record_tool_calls(
+    id: SessionId,  # noqa: A002 - the API's name
+    body: ToolCallsIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Append tool calls to a session's log (up to 500, in the order made). Arguments are
+    stored as given, at most 16 KiB of JSON each, and never executed."""
+    added = await services.tool_calls.append(principal, id, [item.to_domain() for item in body.items])
+    return JSONResponse(dump(ToolCallsOut.model_validate(added)), status_code=201)
+
+
+@router.get(
+    "/sessions/{id}/replay",
+    response_model=ReplayOut,
+    response_model_by_alias=True,
+    responses=answers(404, 422),
+)
+async def replay_session(
+    id: SessionId,  # noqa: A002 - the API's name
+    principal: PrincipalDep,
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """What an agent did in a session: its tool calls in the order they were recorded (not
+    what it wrote; that is the journal, `GET /v1/mutations?sessionId=`)."""
+    items, next_cursor = await services.tool_calls.replay(principal, id, limit=limit, cursor=cursor)
+    out = ReplayOut.model_validate({"sessionId": id, "items": items, "nextCursor": next_cursor})
+    return JSONResponse(dump(out))

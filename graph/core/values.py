@@ -45,6 +45,7 @@ TIME_KEYS = frozenset(
         "setAt",
         "closedAt",
         "lastLoadedAt",
+        "recordedAt",
         "at",
     }
 )

@@ -38,6 +38,8 @@ CALL () {
   UNION ALL
   MATCH (n:Skill) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:ToolCall) WHERE n.userId = $userId AND n.sessionId IS NOT NULL AND n.position IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

@@ -84,6 +84,7 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         "/v1/insights",
         f"/v1/jobs/{ids['job']}",
         f"/v1/sessions/{ids['session']}",
+        f"/v1/sessions/{ids['session']}/replay",
         "/v1/sessions",
         "/v1/pending-actions",
         "/v1/profile",
@@ -145,6 +146,8 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
     assert (await alice.http.post("/v1/goals", json=goal)).status_code == 201
     skill = {"id": ids["skill"], "name": f"Use {token}", "bodyMd": f"Call {token}.", "bundle": "sweep"}
     assert (await alice.http.post("/v1/skills", json=skill)).status_code == 201
+    call = {"items": [{"tool": "search", "arguments": {"query": token}, "resultSummary": token}]}
+    assert (await alice.http.post(f"/v1/sessions/{ids['session']}/tool-calls", json=call)).status_code == 201
     alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
     ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
     before = await snapshot(alice, ids)

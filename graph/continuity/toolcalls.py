@@ -1,0 +1,103 @@
+"""The tool-call log of a session, and its replay: what an agent did, not what it wrote.
+
+An agent records the tool calls it made in a session (tool, arguments, a summary of the
+result, duration, time); replay returns them in the order they were recorded. Arguments
+are stored as given (JSON, at most ``MAX_ARGUMENTS`` bytes each) and are never executed,
+parsed for meaning or searched: the log is a record. Each append is one write under the
+user's gate, journaled as ``toolCalls.append`` on the session (positions first and last).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.core import journal
+from graph.core.db import Database
+from graph.core.errors import InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
+from graph.core.principals import Principal
+from graph.core.values import check_id, decode_seq_cursor, plain
+
+#: Most bytes of one call's arguments, as JSON.
+MAX_ARGUMENTS = 16_384
+MAX_BATCH = 500
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call an agent made."""
+
+    tool: str
+    arguments: Any = None
+    result_summary: str | None = None
+    duration_ms: int | None = None
+    at: datetime | None = None
+
+
+class ToolCallService:
+    """Append to and replay the calling user's sessions' tool-call logs."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._gate = WriteGate(db)
+
+    async def append(self, principal: Principal, session_id: str, calls: list[ToolCall]) -> dict[str, Any]:
+        """Record calls at the end of the session's log; ``{sessionId, first, last}``."""
+        session_id = check_id(session_id)
+        if not calls or len(calls) > MAX_BATCH:
+            raise InvalidInput(f"1 to {MAX_BATCH} calls per request", field="items")
+        rows = []
+        for i, call in enumerate(calls):
+            arguments = json.dumps(call.arguments, ensure_ascii=False)
+            if len(arguments.encode()) > MAX_ARGUMENTS:
+                raise InvalidInput(
+                    f"arguments are {len(arguments.encode())} bytes as JSON; at most {MAX_ARGUMENTS}",
+                    field=f"items.{i}.arguments",
+                )
+            rows.append({
+                "tool": call.tool, "arguments": arguments, "resultSummary": call.result_summary,
+                "durationMs": call.duration_ms, "at": call.at.isoformat() if call.at else None,
+            })  # fmt: skip
+
+        async def work(gated: Gated) -> dict[str, Any]:
+            added = await gated.run(
+                "queries/continuity/tool_calls_append", sessionId=session_id, rows=rows,
+                role=principal.role.value, agentId=principal.agent_id,
+            )  # fmt: skip
+            if not added:
+                raise NotFound(f"no session {session_id!r}", field="id")
+            first, last = int(added[0]["first"]), int(added[0]["last"])
+            await journal.record(
+                gated, principal, op="toolCalls.append", target_type="Session", target_id=session_id,
+                before=None, after={"first": first, "last": last, "tools": sorted({c.tool for c in calls})},
+            )  # fmt: skip
+            return {"sessionId": session_id, "first": first, "last": last}
+
+        return await self._gate.write(principal.user_id, work)
+
+    async def replay(
+        self, principal: Principal, session_id: str, *, limit: int = 200, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """The session's calls in the order they were recorded (404 for a session that is
+        not the caller's)."""
+        session_id = check_id(session_id)
+        found = await self._db.read(
+            "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[session_id]
+        )
+        if not found:
+            raise NotFound(f"no session {session_id!r}", field="id")
+        rows = await self._db.read(
+            "queries/continuity/tool_calls_replay", userId=principal.user_id, sessionId=session_id,
+            after=decode_seq_cursor(cursor) if cursor else 0, limit=limit + 1,
+        )  # fmt: skip
+        items = [_view(r["call"]) for r in rows[:limit]]
+        return items, str(items[-1]["position"]) if len(rows) > limit else None
+
+
+def _view(row: dict[str, Any]) -> dict[str, Any]:
+    call = plain(row)
+    call["arguments"] = json.loads(call["arguments"])
+    return {k: v for k, v in call.items() if v is not None or k == "arguments"}
