@@ -152,12 +152,16 @@ class SkillService:
         concurrent loads each count)."""
         skill_id = check_id(skill_id)
 
-        async def work(gated: Gated) -> None:
+        async def work(gated: Gated) -> dict[str, Any]:
             if not await gated.run("queries/continuity/skill_load", id=skill_id):
                 raise NotFound(f"no skill {skill_id!r}", field="id")
+            [row] = await gated.run(
+                "queries/continuity/skills_list", ids=[skill_id], bundle=None, afterId=None, limit=1,
+                withBody=True,
+            )  # fmt: skip
+            return skill_view(row["skill"])  # the count this load made, read in its transaction
 
-        await self._gate.write(principal.user_id, work)
-        return await self.get(principal, skill_id)
+        return await self._gate.write(principal.user_id, work)
 
 
 def _fields(row: dict[str, Any]) -> dict[str, Any]:

@@ -56,7 +56,7 @@ async def test_fifty_concurrent_loads_count_fifty(make_caller: MakeCaller) -> No
     await alice.http.post("/v1/skills", json=SKILL)
     answers = await asyncio.gather(*(alice.http.post("/v1/skills/ops:deploy/load") for _ in range(50)))
     assert all(a.status_code == 200 for a in answers)
-    assert sorted(a.json()["invocationCount"] for a in answers)[-1] == 50
+    assert sorted(a.json()["invocationCount"] for a in answers) == list(range(1, 51))  # each its own
     assert (await alice.http.get("/v1/skills/ops:deploy")).json()["invocationCount"] == 50
     bob = await make_caller()
     assert (await bob.http.post("/v1/skills/ops:deploy/load")).status_code == 404
