@@ -161,6 +161,9 @@ class EdgeService:
             was = await statuses(gated, watched)
             superseded = KnowledgeStatus.SUPERSEDED.value
             flips = [i for i in was if was[i]["status"] == superseded and was[i]["superseders"] == 1]
+            if flips and corrections.is_agent(principal):  # only if the one superseder is this edge
+                [by] = await gated.run("queries/knowledge/superseded_by", id=target_id)
+                flips = flips if node_id in by["ids"] else []
             if approving is None:
                 held = await held_statuses(gated, principal, flips)
                 if held:

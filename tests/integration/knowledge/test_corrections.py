@@ -297,6 +297,8 @@ async def test_supersedes_edges_journal_the_status_they_flip_and_yield_to_a_corr
     refused = await undo(person, flip["id"])
     assert refused.status_code == 409 and refused.json()["error"]["blockingMutation"] == newest["id"]
     # The agent cannot take the edge away either: that would flip the corrected status back.
+    await seed(agent, note("other", "Other", "Another note."))
+    assert (await agent.http.delete("/v1/knowledge/other/connections/supersedes/old")).status_code == 404
     gone = await agent.http.delete("/v1/knowledge/new/connections/supersedes/old")
     assert gone.status_code == 202 and gone.json()["proposal"]["op"] == "edge.disconnect"
     assert await status_of(agent, "old") == "superseded"
