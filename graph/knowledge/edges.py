@@ -81,7 +81,7 @@ class EdgeService:
                     if node_id not in present:
                         raise NotFound(f"no note {node_id!r}", field=field(i, name))
             was = await statuses(gated, superseded)
-            flips = [i for i in superseded if was[i]["status"] == KnowledgeStatus.ACTIVE.value]
+            flips = would_flip(was, removing=False)
             if approving is None:
                 held = await held_statuses(gated, principal, flips)
                 if held:
@@ -159,8 +159,7 @@ class EdgeService:
         async def work(gated: Gated) -> Proposed | None:
             watched = [target_id] if edge_type == EdgeType.SUPERSEDES else []
             was = await statuses(gated, watched)
-            superseded = KnowledgeStatus.SUPERSEDED.value
-            flips = [i for i in was if was[i]["status"] == superseded and was[i]["superseders"] == 1]
+            flips = would_flip(was, removing=True)
             if flips and corrections.is_agent(principal):  # only if the one superseder is this edge
                 [by] = await gated.run("queries/knowledge/superseded_by", id=target_id)
                 flips = flips if node_id in by["ids"] else []
@@ -205,6 +204,18 @@ async def statuses(gated: Gated, ids: Sequence[str]) -> dict[str, dict[str, Any]
         return {}
     rows = await gated.run("queries/knowledge/notes_status", ids=list(ids))
     return {r["id"]: {"status": r["status"], "superseders": r["superseders"]} for r in rows}
+
+
+def would_flip(was: dict[str, dict[str, Any]], *, removing: bool) -> list[str]:
+    """The notes (``was`` as :func:`statuses` read them) whose status a supersedes edge into
+    each would flip: adding one marks an active note superseded; removing its one superseder
+    makes a superseded note active again."""
+    if removing:
+        return [
+            i for i, n in was.items()
+            if n["status"] == KnowledgeStatus.SUPERSEDED.value and n["superseders"] == 1
+        ]  # fmt: skip
+    return [i for i, n in was.items() if n["status"] == KnowledgeStatus.ACTIVE.value]
 
 
 def status_changes(

@@ -25,7 +25,7 @@ from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
 from graph.knowledge.dedupe import find_twins
-from graph.knowledge.edges import held_statuses, status_changes, statuses
+from graph.knowledge.edges import held_statuses, status_changes, statuses, would_flip
 from graph.knowledge.models import (
     MAX_BATCH,
     CreateResult,
@@ -526,9 +526,7 @@ class NoteService:
             was = await statuses(gated, superseded)
             if corrections.is_agent(principal) and approving is None:
                 held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
-                freed = [
-                    i for i in superseded if was[i]["status"] == "superseded" and was[i]["superseders"] == 1
-                ]
+                freed = would_flip(was, removing=True)
                 if held or (freed_held := await held_statuses(gated, principal, freed)):
                     return Proposed(await corrections.propose(
                         gated, principal, op="note.delete", target_id=node_id, payload={},

@@ -38,7 +38,14 @@ from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.knowledge import corrections
-from graph.knowledge.edges import edge_state, edge_target, held_statuses, status_changes, statuses
+from graph.knowledge.edges import (
+    edge_state,
+    edge_target,
+    held_statuses,
+    status_changes,
+    statuses,
+    would_flip,
+)
 from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeStatus, KnowledgeType, Proposed
 from graph.knowledge.notes import snapshot_state, superseded_by_snapshot
 from graph.knowledge.search import TenantSizes, tenant_key
@@ -342,16 +349,7 @@ class UndoService:
             held = (await corrections.corrected(gated, [target])).get(target, {})
             fields = corrections.touched(m) & set(held)
             held_ids = {held[k] for k in fields}
-        removing = op in ("note.create", "edge.connect")
-        flipping = [
-            i
-            for i, now in was.items()
-            if (
-                (now["status"] == "superseded" and now["superseders"] == 1)
-                if removing
-                else now["status"] == "active"
-            )
-        ]
+        flipping = would_flip(was, removing=op in ("note.create", "edge.connect"))
         status_held = await held_statuses(gated, principal, flipping)
         if status_held:
             fields.add("status")
