@@ -19,13 +19,16 @@ from api.metrics import router as metrics_router
 from api.routes import continuity, conversations, core, corrections, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.catchup import CatchUpService
 from graph.continuity.goals import GoalService
+from graph.continuity.orient import OrientService
 from graph.continuity.pending import PendingActionService
 from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
 from graph.continuity.skills import SkillService
 from graph.continuity.tokens import TokenCounter
 from graph.continuity.toolcalls import ToolCallService
+from graph.continuity.wiki import WikiService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
@@ -111,6 +114,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         goals=GoalService(db),
         skills=SkillService(db),
         tool_calls=ToolCallService(db),
+        wiki=WikiService(db, embedder),
+        catch_up=CatchUpService(db),
+        orient=OrientService(db, embedder.dimension, correction_window_days=settings.correction_window_days),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

@@ -10,12 +10,15 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.catchup import CatchUpService
 from graph.continuity.goals import GoalService
+from graph.continuity.orient import OrientService
 from graph.continuity.pending import PendingActionService
 from graph.continuity.profile import ProfileService
 from graph.continuity.sessions import SessionService
 from graph.continuity.skills import SkillService
 from graph.continuity.toolcalls import ToolCallService
+from graph.continuity.wiki import WikiService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -48,6 +51,9 @@ class Services:
     goals: GoalService
     skills: SkillService
     tool_calls: ToolCallService
+    wiki: WikiService
+    catch_up: CatchUpService
+    orient: OrientService
 
 
 def get_services(request: Request) -> Services:

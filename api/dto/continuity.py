@@ -8,10 +8,14 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
 from api.dto.base import CamelModel, OutModel, non_blank
+from graph.continuity.catchup import MAX_PER_SECTION
 from graph.continuity.goals import NewGoal
 from graph.continuity.sessions import NewSession, SessionEnd
 from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
 from graph.continuity.toolcalls import ToolCall
+from graph.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, SavedInsight, SessionSave
+from graph.conversations.models import InsightType
+from graph.core.principals import Scope
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
@@ -204,6 +208,9 @@ class BridgeMemoryOut(OutModel):
     confidence: float | None = None
     title: str | None = Field(default=None, description="Notes only.")
     thread_id: str | None = Field(default=None, description="Insights only: the thread it came from.")
+    page_slug: str | None = Field(
+        default=None, description="Insights only: the saved session page it came from."
+    )
     extracted_at: str | None = Field(default=None, description="Insights only.")
     relevance: float = Field(description="Reciprocal-rank relevance (1.0 for the first of a search).")
 
@@ -461,3 +468,175 @@ class ReplayOut(OutModel):
     session_id: str
     items: list[ToolCallOut]
     next_cursor: str | None = None
+
+
+Item = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
+
+
+class SavedInsightIn(CamelModel):
+    """A typed insight the session yielded."""
+
+    type: InsightType
+    content: str = Field(min_length=1, max_length=2_000)
+    confidence: float = Field(default=0.9, ge=0.0, le=1.0, description="How sure the agent is.")
+
+
+class SessionSaveIn(CamelModel):
+    """A session's wiki page: the seed's summary template."""
+
+    summary: str = Field(min_length=1, max_length=10_000, description="What the session did.")
+    decisions: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
+    learnings: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
+    open_questions: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
+    insights: list[SavedInsightIn] = Field(
+        default_factory=list, max_length=MAX_INSIGHTS, description="None, or 3 to 5 typed insights."
+    )
+
+    @field_validator("summary")
+    @classmethod
+    def _summary(cls, value: str) -> str:
+        return non_blank(value, "summary")
+
+    def to_domain(self) -> SessionSave:
+        return SessionSave(
+            summary=self.summary, decisions=tuple(self.decisions), learnings=tuple(self.learnings),
+            open_questions=tuple(self.open_questions),
+            insights=tuple(SavedInsight(i.type.value, i.content, i.confidence) for i in self.insights),
+        )  # fmt: skip
+
+
+class PageInsightOut(OutModel):
+    """An insight of a saved page (also listed by `GET /v1/insights`)."""
+
+    id: str
+    type: str
+    content: str
+    confidence: float
+    extracted_at: str | None = None
+
+
+class WikiPageOut(OutModel):
+    """A saved session's concept page."""
+
+    slug: str = Field(description="Stable: the first save names it, later saves keep it.")
+    session_id: str
+    agent_id: str | None = None
+    title: str
+    summary: str
+    decisions: list[str]
+    learnings: list[str]
+    open_questions: list[str]
+    insights: list[PageInsightOut]
+    saved_at: str
+    created_at: str
+    saved_count: int = Field(description="How often the session was saved with changes.")
+    saved_by_role: str | None = None
+    markdown: str = Field(description="The page as markdown, front matter `type: concept`, `session: true`.")
+
+
+class WikiSavedOut(OutModel):
+    """The page as saved, and what the save did."""
+
+    page: WikiPageOut
+    outcome: Literal["created", "updated", "unchanged"]
+
+
+class WikiPageListOut(OutModel):
+    """Saved pages, newest save first."""
+
+    items: list[WikiPageOut]
+    next_cursor: str | None = None
+
+
+class EntityScopeIn(CamelModel):
+    """A part of your knowledge: notes with one of these ids or one of these tags. It can
+    only narrow what your key sees; ids outside the key's scope are dropped."""
+
+    ids: list[Annotated[str, StringConstraints(min_length=1, max_length=128)]] = Field(
+        default_factory=list, max_length=1_000
+    )
+    tags: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=100
+    )
+
+    def to_domain(self) -> Scope:
+        return Scope(ids=tuple(self.ids), tags=tuple(self.tags))
+
+
+class CatchUpIn(CamelModel):
+    """What to catch up on."""
+
+    since: AwareDatetime | None = Field(
+        default=None,
+        description="An explicit cutoff; else your last saved session, last access, or 24 h ago.",
+    )
+    entity_scope: EntityScopeIn | None = Field(default=None, description="Narrow to part of your knowledge.")
+    limit_per_section: int = Field(default=5, ge=0, le=MAX_PER_SECTION, description="Top items per section.")
+
+
+class SectionOut(OutModel):
+    """One section of catch_up: how many changed, and the top items."""
+
+    count: int
+    items: list[dict[str, Any]]
+
+
+class CatchUpOut(OutModel):
+    """What changed since the cutoff, in six sections."""
+
+    cutoff: str
+    cutoff_tier: Literal["explicit", "session_record", "last_access", "default_24h"]
+    cutoff_clock: Literal["recorded"] = Field(
+        description="Times are when the service recorded each change, not event times a caller gave."
+    )
+    my_last_session: dict[str, Any] | None = Field(
+        default=None, description="This agent's newest saved page, else its newest session."
+    )
+    sessions: SectionOut = Field(description="Sessions started or ended (not the one you call in).")
+    mutations: SectionOut = Field(description="Journal entries, newest first.")
+    knowledge: SectionOut = Field(description="Notes new or updated (`newCount`, `updatedCount`); top first.")
+    work: SectionOut = Field(description="Goals set or closed, pending actions opened or resolved.")
+    wiki: SectionOut = Field(description="Saved session pages.")
+    approvals: SectionOut = Field(description="Proposals made since and waiting (`waiting`: all that wait).")
+    is_empty: bool = Field(description="Whether nothing changed in any section.")
+
+
+class OrientIn(CamelModel):
+    """What the agent means to do, if it knows (matched against skills and the goal stack)."""
+
+    goal: str | None = Field(default=None, max_length=2_000)
+
+
+class NextCallOut(OutModel):
+    """A call to make next, and why."""
+
+    call: str = Field(description="Method and path, e.g. `POST /v1/catch-up`.")
+    why: str
+
+
+class RelevantSkillOut(OutModel):
+    """A skill that fits, and why it matched."""
+
+    id: str
+    name: str
+    why: str
+
+
+class OrientOut(OutModel):
+    """Everything a fresh agent needs first, in one answer."""
+
+    sync_status: dict[str, Any] = Field(
+        description="Neo4j reachable, the schema's state, counts, and the time of the last write."
+    )
+    active_focus: dict[str, Any] = Field(
+        description="The goal given, the top goal, this agent's last session."
+    )
+    hot_entities: list[dict[str, Any]] = Field(
+        description="Notes the latest writes touched most (the journal)."
+    )
+    goal_stack: list[dict[str, Any]] = Field(description="Active goals, newest on top.")
+    last_corrections: list[dict[str, Any]] = Field(
+        description="Corrections by a person this session (X-Session-ID) has not acknowledged."
+    )
+    relevant_skills: list[RelevantSkillOut]
+    next_likely_calls: list[NextCallOut]

@@ -117,10 +117,12 @@ class ConsolidatedOut(OutModel):
 
 
 class InsightOut(OutModel):
-    """An insight extracted from a message."""
+    """An insight extracted from a message, or saved with a session's wiki page."""
 
     id: str
-    thread_id: str
+    thread_id: str | None = Field(default=None, description="The thread of the message it came from.")
+    session_id: str | None = Field(default=None, description="The saved session it came from.")
+    page_slug: str | None = Field(default=None, description="The wiki page of that session.")
     type: InsightType
     content: str
     confidence: float

@@ -1,7 +1,7 @@
 """Session continuity: the agents and their configuration (from the agents YAML file),
 sessions (started, ended with a summary, chained per agent and user), their pending
 actions, the context bridge a session starts with, the user profile, the goal stack,
-skills, and each session's tool-call log and its replay."""
+skills, each session's tool-call log and its replay, and saved sessions (the wiki)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,15 @@ from api.dto.continuity import (
     BridgeIn,
     BridgeOut,
     CarryIn,
+    CatchUpIn,
+    CatchUpOut,
     GoalAbandonIn,
     GoalCloseIn,
     GoalIn,
     GoalOut,
     GoalPageOut,
+    OrientIn,
+    OrientOut,
     PendingActionListOut,
     PendingActionOut,
     ProfileIn,
@@ -37,6 +41,7 @@ from api.dto.continuity import (
     SessionIn,
     SessionOut,
     SessionPageOut,
+    SessionSaveIn,
     SessionStartedOut,
     SkillIn,
     SkillOut,
@@ -44,6 +49,9 @@ from api.dto.continuity import (
     SkillWrittenOut,
     ToolCallsIn,
     ToolCallsOut,
+    WikiPageListOut,
+    WikiPageOut,
+    WikiSavedOut,
 )
 from api.dto.errors import BODY, answers
 from graph.core.values import check_id
@@ -373,3 +381,75 @@ async def replay_session(
     items, next_cursor = await services.tool_calls.replay(principal, id, limit=limit, cursor=cursor)
     out = ReplayOut.model_validate({"sessionId": id, "items": items, "nextCursor": next_cursor})
     return JSONResponse(dump(out))
+
+
+@router.post(
+    "/sessions/{id}/save",
+    status_code=201,
+    response_model=WikiSavedOut,
+    responses=answers(404, *BODY, also=(200, "saved before: rewritten, or unchanged", WikiSavedOut)),
+)
+async def save_session(
+    id: SessionId,  # noqa: A002 - the API's name
+    body: SessionSaveIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Save a session as its wiki page: summary, decisions, learnings, open questions and 3-5
+    typed insights (stored as insights, with the page as their provenance). The slug is stable
+    across saves; the agent's newest saved page is its next catch-up cutoff."""
+    page, outcome = await services.wiki.save(principal, id, body.to_domain())
+    out = WikiSavedOut.model_validate({"page": page, "outcome": outcome})
+    return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)
+
+
+@router.get("/wiki", response_model=WikiPageListOut, response_model_by_alias=True, responses=answers(422))
+async def list_wiki(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Saved session pages, newest save first (one agent's, with `agentId`)."""
+    items, next_cursor = await services.wiki.list_pages(
+        principal, agent_id=agent_id, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(WikiPageListOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/wiki/{slug}", response_model=WikiPageOut, response_model_by_alias=True, responses=answers(404))
+async def get_wiki_page(
+    slug: Annotated[str, Path(description="The page's slug.")], principal: PrincipalDep, services: ServicesDep
+) -> JSONResponse:
+    """One saved session page, with its markdown."""
+    return JSONResponse(dump(WikiPageOut.model_validate(await services.wiki.get(principal, slug))))
+
+
+@router.post("/catch-up", response_model=CatchUpOut, responses=answers(*BODY))
+async def catch_up(
+    principal: PrincipalDep, services: ServicesDep, body: CatchUpIn | None = None
+) -> JSONResponse:
+    """What changed since you were last here: sessions, mutations, knowledge, work, wiki and
+    approvals, each a count and its top items. The cutoff is `since`, else this agent's last
+    saved session, else your last catch-up, else 24 hours ago (`cutoffTier` says which). It
+    writes nothing but your last access (at most once a minute)."""
+    body = body or CatchUpIn()
+    answer = await services.catch_up.catch_up(
+        principal,
+        since=body.since,
+        entity_scope=body.entity_scope.to_domain() if body.entity_scope else None,
+        limit_per_section=body.limit_per_section,
+    )
+    return JSONResponse(dump(CatchUpOut.model_validate(answer)))
+
+
+@router.post("/orient", response_model=OrientOut, responses=answers(*BODY))
+async def orient(
+    principal: PrincipalDep, services: ServicesDep, body: OrientIn | None = None
+) -> JSONResponse:
+    """Wake up in one call: sync status, active focus, hot entities, the goal stack, this
+    session's unacknowledged corrections, relevant skills and the calls likely next, each
+    with why. Call it first in every session (send `X-Session-ID` once you have one)."""
+    answer = await services.orient.orient(principal, body.goal if body else None)
+    return JSONResponse(dump(OrientOut.model_validate(answer)))

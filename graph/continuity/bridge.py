@@ -120,7 +120,8 @@ def _memory_text(m: Mapping[str, Any]) -> str:
     if m["kind"] == "note":
         return f"- [note, {m['type']}] {m['title']}: {' '.join(m['content'].split())}"
     said = m["extractedAt"][:10]  # an ISO-8601 time: its day
-    return f"- [insight, {m['type']}, from a conversation of {said}] {' '.join(m['content'].split())}"
+    origin = "a session saved on" if m.get("pageSlug") else "a conversation of"
+    return f"- [insight, {m['type']}, from {origin} {said}] {' '.join(m['content'].split())}"
 
 
 def _profile_text(profile: Mapping[str, Any]) -> str:
@@ -239,8 +240,8 @@ class BridgeService:
             if "textScore" in h or h.get("vectorScore", 0.0) >= self._min_similarity
         ]
         insights = [
-            {"kind": "insight", **{k: i[k] for k in ("id", "content", "type", "confidence", "threadId",
-                                                     "extractedAt", "knowledgeIds")}}
+            {"kind": "insight", **{k: i.get(k) for k in ("id", "content", "type", "confidence", "threadId",
+                                                         "pageSlug", "extractedAt", "knowledgeIds")}}
             for i in recalled["insights"]
             if i["score"] >= self._min_similarity
         ]  # fmt: skip

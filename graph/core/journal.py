@@ -110,6 +110,7 @@ def _link(change: Change, user_id: str) -> dict[str, Any]:
         "proposalOf": target if kind == "Proposal" else None,
         "goalId": target if kind == "Goal" else None,
         "skillId": target if kind == "Skill" else None,
+        "pageSlug": target if kind == "WikiPage" else None,
     }
 
 

@@ -38,6 +38,24 @@ KEY_ROLES = (Role.HUMAN, Role.AGENT)
 
 
 @dataclass(frozen=True)
+class Scope:
+    """A part of a user's knowledge: the notes with one of these ids or carrying one of these
+    tags. A key with a scope sees only that part; a caller's own scope can only narrow it."""
+
+    ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    def param(self) -> dict[str, list[str]]:
+        """As the queries take it (``$scope``, ``$focus``)."""
+        return {"ids": list(self.ids), "tags": list(self.tags)}
+
+    @staticmethod
+    def of(scope: Scope | None) -> dict[str, list[str]] | None:
+        """``scope`` as a query parameter; ``None`` (no narrowing) for no scope."""
+        return scope.param() if scope is not None else None
+
+
+@dataclass(frozen=True)
 class Principal:
     """The caller of a request."""
 
@@ -49,6 +67,16 @@ class Principal:
     session_id: str | None = None
     #: Why the request changes what it changes (``X-Change-Reason``), kept with a correction.
     reason: str | None = None
+    #: The key's entity scope: the part of the user's knowledge it may see (``None``: all).
+    scope: Scope | None = None
+
+    @property
+    def actor(self) -> str:
+        """Who calls, for what is kept per caller (catch_up's last access): the agent, else
+        the key, else the role (no keys: local mode)."""
+        if self.agent_id is not None:
+            return f"agent:{self.agent_id}"
+        return f"key:{self.key_id}" if self.key_id is not None else f"{self.role.value}:local"
 
     def pipeline(self, name: str) -> Principal:
         """The same user, as a pipeline of the service (``name``, e.g. ``extractor:rules-v1``):

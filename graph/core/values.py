@@ -46,6 +46,10 @@ TIME_KEYS = frozenset(
         "closedAt",
         "lastLoadedAt",
         "recordedAt",
+        "savedAt",
+        "lastAccessAt",
+        "lastWriteAt",
+        "lastTouchedAt",
         "at",
     }
 )

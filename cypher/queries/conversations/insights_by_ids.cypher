@@ -2,5 +2,5 @@
 MATCH (i:Insight)
 WHERE i.userId = $userId AND i.id IN $ids
 RETURN i {
-  .id, .threadId, .type, .content, .confidence, extractedAt: i.extractedAt.epochMillis
+  .id, .threadId, .sessionId, .pageSlug, .type, .content, .confidence, extractedAt: i.extractedAt.epochMillis
 } AS insight

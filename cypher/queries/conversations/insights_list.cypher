@@ -5,7 +5,7 @@ WHERE i.userId = $userId
   AND ($type IS NULL OR i.type = $type)
   AND ($afterId IS NULL OR i.id < $afterId)
 RETURN i {
-  .id, .threadId, .type, .content, .confidence, .extractor,
+  .id, .threadId, .sessionId, .pageSlug, .type, .content, .confidence, .extractor,
   extractedAt: i.extractedAt.epochMillis,
   messageId: [(i)-[:EXTRACTED_FROM]->(m:Message) | m.id][0],
   knowledgeIds: [(k:Knowledge)-[:DERIVED_FROM]->(i) | k.id]

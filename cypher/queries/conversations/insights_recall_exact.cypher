@@ -5,7 +5,7 @@ WITH i, vector.similarity.cosine(i.embedding, $vector) AS score
 ORDER BY score DESC, i.id
 LIMIT $limit
 RETURN i {
-  .id, .threadId, .type, .content, .confidence, .extractor,
+  .id, .threadId, .sessionId, .pageSlug, .type, .content, .confidence, .extractor,
   extractedAt: i.extractedAt.epochMillis,
   messageId: [(i)-[:EXTRACTED_FROM]->(m:Message) | m.id][0],
   knowledgeIds: [(k:Knowledge)-[:DERIVED_FROM]->(i) | k.id]

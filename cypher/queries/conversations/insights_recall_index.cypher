@@ -10,7 +10,7 @@ CALL (ranked) {
   UNWIND ranked[0..$limit] AS hit
   WITH hit.node AS i, hit.score AS score
   RETURN collect({insight: i {
-    .id, .threadId, .type, .content, .confidence, .extractor,
+    .id, .threadId, .sessionId, .pageSlug, .type, .content, .confidence, .extractor,
     extractedAt: i.extractedAt.epochMillis,
     messageId: [(i)-[:EXTRACTED_FROM]->(m:Message) | m.id][0],
     knowledgeIds: [(k:Knowledge)-[:DERIVED_FROM]->(i) | k.id]

@@ -60,6 +60,10 @@ CALL (m, row) {
   CREATE (m)-[:CHANGED]->(target)
 }
 CALL (m, row) {
+  MATCH (target:WikiPage {userId: $userId, slug: row.pageSlug})
+  CREATE (m)-[:CHANGED]->(target)
+}
+CALL (m, row) {
   MATCH (undone:Mutation {userId: $userId, id: row.undoes})
   CREATE (m)-[:UNDOES]->(undone)
 }

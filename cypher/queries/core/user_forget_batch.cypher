@@ -40,6 +40,10 @@ CALL () {
   UNION ALL
   MATCH (n:ToolCall) WHERE n.userId = $userId AND n.sessionId IS NOT NULL AND n.position IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:WikiPage) WHERE n.userId = $userId AND n.slug IS NOT NULL RETURN n
+  UNION ALL
+  MATCH (n:Access) WHERE n.userId = $userId AND n.actor IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

@@ -82,8 +82,8 @@ def hypothesis_home(tmp_path: Path) -> Iterator[None]:
 
 
 async def seed(caller: Caller) -> dict[str, str]:
-    """A thread with a message, the job that extracts from it, sessions, a goal and a skill,
-    all the caller's."""
+    """A thread with a message, the job that extracts from it, sessions (one saved as a wiki
+    page), a goal and a skill, all the caller's."""
     thread = f"fuzz-thread-{uuid.uuid4().hex[:8]}"
     made = await caller.http.post("/v1/threads", json={"id": thread, "topic": "tea"})
     assert made.status_code == 201, made.text
@@ -97,6 +97,9 @@ async def seed(caller: Caller) -> dict[str, str]:
     end = {"summary": "We talked.", "pendingActions": ["Buy tea"]}
     left = await caller.http.post(f"/v1/sessions/{ended.json()['session']['id']}/end", json=end)
     assert left.status_code == 200, left.text
+    page = {"summary": "Tea chosen.", "insights": [{"type": "fact", "content": f"Tea {n}"} for n in range(3)]}
+    saved = await caller.http.post(f"/v1/sessions/{ended.json()['session']['id']}/save", json=page)
+    assert saved.status_code == 201, saved.text
     goal = await caller.http.post("/v1/goals", json={"title": "Fuzz the API"})
     assert goal.status_code == 201, goal.text
     skill = {"id": "fuzz:skill", "name": "Fuzz", "bodyMd": "Send odd input."}

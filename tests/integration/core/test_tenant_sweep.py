@@ -34,6 +34,7 @@ NAMED = {
     "sessionId": "session",
     "agentId": "agent",
     "insightIds": "insight",
+    "slug": "page",
 }
 
 
@@ -96,6 +97,8 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         f"/v1/goals/{ids['goal']}",
         "/v1/skills",
         f"/v1/skills/{ids['skill']}",
+        "/v1/wiki",
+        f"/v1/wiki/{ids['page']}",
     ]
     answers = [await alice.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
@@ -148,6 +151,14 @@ async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, 
     assert (await alice.http.post("/v1/skills", json=skill)).status_code == 201
     call = {"items": [{"tool": "search", "arguments": {"query": token}, "resultSummary": token}]}
     assert (await alice.http.post(f"/v1/sessions/{ids['session']}/tool-calls", json=call)).status_code == 201
+    save = {
+        "summary": f"Settled on {token}.",
+        "decisions": [f"Use {token}"],
+        "insights": [{"type": "fact", "content": f"{token} fact {n}"} for n in range(3)],
+    }
+    saved = await alice.http.post(f"/v1/sessions/{ids['session']}/save", json=save)
+    assert saved.status_code == 201, saved.text
+    ids["page"] = saved.json()["page"]["slug"]
     alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
     ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
     before = await snapshot(alice, ids)

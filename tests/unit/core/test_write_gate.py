@@ -22,6 +22,7 @@ ALLOWED = {
     "graph/core/principals.py": "API keys: an administrator's act, not a user's memory",
     "graph/core/jobs.py": "a job's own status and lease (creating one is gated)",
     "graph/core/ratelimit.py": "a key's request counter, not memory; the user's lock would queue reads",
+    "graph/continuity/catchup.py": "the caller's last access, not memory (catch_up takes no seq)",
 }
 
 

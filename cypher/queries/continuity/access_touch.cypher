@@ -1,0 +1,7 @@
+// Record that an actor (an agent, or a person's key) caught up now: at most once a minute,
+// so catch_up, which otherwise writes nothing, costs a write rarely.
+MERGE (a:Access {userId: $userId, actor: $actor})
+WITH a
+WHERE a.lastAccessAt IS NULL OR a.lastAccessAt < datetime() - duration('PT60S')
+SET a.lastAccessAt = datetime()
+RETURN a.lastAccessAt.epochMillis AS lastAccessAt

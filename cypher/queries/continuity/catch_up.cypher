@@ -1,0 +1,153 @@
+// What changed in a user's memory since a cutoff, in one read: six sections (sessions,
+// mutations, knowledge, work, wiki, approvals), each its count and its top $limit items.
+//
+// The cutoff resolves in tiers: an explicit $since wins; else this agent's newest saved
+// session page (session_record); else the actor's last catch_up (last_access); else 24
+// hours ago. Every time is the service's recording clock (when a change was written),
+// never an event time a caller supplied. From a saved page, the journal is cut at the
+// page's own write (its seq), so the save itself is not news.
+//
+// Notes (and what is about notes: their mutations and proposals) are narrowed by $scope,
+// the key's entity scope, and by $focus, the caller's; a note must pass both, so a caller
+// can only narrow. Each is null (everything) or {ids, tags}: a note is in when its id is
+// listed or it carries a listed tag.
+CALL () {
+  OPTIONAL MATCH (w:WikiPage)
+  WHERE w.userId = $userId AND w.agentId = $agentId AND w.savedAt IS NOT NULL
+  WITH w ORDER BY w.savedAt DESC LIMIT 1
+  RETURN w AS lastPage
+}
+CALL () {
+  OPTIONAL MATCH (a:Access {userId: $userId, actor: $actor})
+  RETURN a.lastAccessAt AS lastAccess
+}
+WITH lastPage, lastAccess,
+  CASE
+    WHEN $since IS NOT NULL THEN 'explicit'
+    WHEN lastPage IS NOT NULL THEN 'session_record'
+    WHEN lastAccess IS NOT NULL THEN 'last_access'
+    ELSE 'default_24h'
+  END AS tier
+WITH lastPage, lastAccess, tier,
+  CASE tier
+    WHEN 'explicit' THEN datetime($since)
+    WHEN 'session_record' THEN lastPage.savedAt
+    WHEN 'last_access' THEN lastAccess
+    ELSE datetime() - duration('PT24H')
+  END AS cutoff,
+  CASE tier WHEN 'session_record' THEN lastPage.savedSeq ELSE null END AS cutoffSeq
+CALL (lastPage) {
+  OPTIONAL MATCH (s:Session)
+  WHERE lastPage IS NULL AND s.userId = $userId AND s.agentId = $agentId AND s.startedAt IS NOT NULL
+    AND s.id <> coalesce($sessionId, '')
+  WITH s ORDER BY s.startedAt DESC LIMIT 1
+  RETURN CASE
+    WHEN lastPage IS NOT NULL THEN {
+      sessionId: lastPage.sessionId, slug: lastPage.slug, title: lastPage.title,
+      summary: lastPage.summary, savedAt: lastPage.savedAt.epochMillis
+    }
+    WHEN s IS NOT NULL THEN {
+      sessionId: s.id, topic: s.topic, status: s.status, summary: s.summary,
+      startedAt: s.startedAt.epochMillis, endedAt: s.endedAt.epochMillis
+    }
+  END AS myLastSession
+}
+CALL (cutoff) {
+  MATCH (s:Session)
+  WHERE s.userId = $userId AND s.startedAt IS NOT NULL AND s.id <> coalesce($sessionId, '')
+    AND coalesce(s.endedAt, s.startedAt) >= cutoff
+  WITH s ORDER BY coalesce(s.endedAt, s.startedAt) DESC, s.id DESC
+  WITH collect(s) AS found
+  RETURN {count: size(found), items: [s IN found[0..$limit] | s {
+    .id, .agentId, .topic, .status, .summary, .topics,
+    startedAt: s.startedAt.epochMillis, endedAt: s.endedAt.epochMillis
+  }]} AS sessions
+}
+CALL (cutoff, cutoffSeq) {
+  MATCH (m:Mutation)
+  WHERE m.userId = $userId AND m.at >= cutoff
+    AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
+    AND ($scope IS NULL AND $focus IS NULL OR (
+      EXISTS { (m)-[:CHANGED]->(:Knowledge) }
+      AND NOT EXISTS {
+        MATCH (m)-[:CHANGED]->(k:Knowledge)
+        WHERE NOT (($scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags))
+               AND ($focus IS NULL OR k.id IN $focus.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $focus.tags)))
+      }
+    ))
+  WITH m ORDER BY m.seq DESC, m.part DESC
+  WITH collect(m) AS found
+  RETURN {count: size(found), items: [m IN found[0..$limit] | m {
+    .id, .op, .targetType, .targetId, .role, .agentId, .sessionId, .seq, at: m.at.epochMillis
+  }]} AS mutations
+}
+CALL (cutoff) {
+  MATCH (n:Knowledge)
+  WHERE n.userId = $userId AND n.updatedAt >= cutoff
+    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+    AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))
+  WITH n, n.createdAt >= cutoff AS isNew
+  ORDER BY isNew DESC, n.confidence DESC, n.updatedAt DESC, n.id
+  WITH collect(n {
+    .id, .title, .type, .source, .confidence, .status, .tags,
+    change: CASE WHEN isNew THEN 'new' ELSE 'updated' END,
+    createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis
+  }) AS found
+  RETURN {
+    count: size(found),
+    newCount: size([x IN found WHERE x.change = 'new']),
+    updatedCount: size([x IN found WHERE x.change = 'updated']),
+    items: found[0..$limit]
+  } AS knowledge
+}
+CALL (cutoff) {
+  CALL () {
+    MATCH (g:Goal)
+    WHERE g.userId = $userId AND g.id IS NOT NULL
+    RETURN g AS item, 'goal' AS kind, g.title AS text, coalesce(g.closedAt, g.createdAt) AS at
+    UNION ALL
+    MATCH (p:PendingAction)
+    WHERE p.userId = $userId AND p.id IS NOT NULL
+    RETURN p AS item, 'pendingAction' AS kind, p.text AS text, coalesce(p.resolvedAt, p.createdAt) AS at
+  }
+  WITH item, kind, text, at WHERE at >= cutoff
+  ORDER BY at DESC, item.id DESC
+  WITH collect({item: item, kind: kind, text: text, at: at}) AS found
+  RETURN {
+    count: size(found),
+    goals: size([x IN found WHERE x.kind = 'goal']),
+    pendingActions: size([x IN found WHERE x.kind = 'pendingAction']),
+    items: [x IN found[0..$limit] | {
+      kind: x.kind, id: x.item.id, text: x.text, status: x.item.status, at: x.at.epochMillis
+    }]
+  } AS work
+}
+CALL (cutoff, lastPage, tier) {
+  MATCH (w:WikiPage)
+  WHERE w.userId = $userId AND w.savedAt >= cutoff
+    AND (tier <> 'session_record' OR w.slug <> lastPage.slug)
+  WITH w ORDER BY w.savedAt DESC, w.slug DESC
+  WITH collect(w) AS found
+  RETURN {count: size(found), items: [w IN found[0..$limit] | w {
+    .slug, .sessionId, .agentId, .title, savedAt: w.savedAt.epochMillis
+  }]} AS wiki
+}
+CALL (cutoff) {
+  MATCH (p:Proposal)
+  WHERE p.userId = $userId AND p.seq IS NOT NULL AND p.status = 'pending'
+    AND ($scope IS NULL AND $focus IS NULL OR all(id IN [split(p.targetId, ' ')[0], last(split(p.targetId, ' '))]
+      WHERE EXISTS {
+        MATCH (k:Knowledge {userId: $userId, id: id})
+        WHERE ($scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags))
+          AND ($focus IS NULL OR k.id IN $focus.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $focus.tags))
+      }))
+  WITH p ORDER BY p.seq DESC, p.id DESC
+  WITH collect(p) AS waiting
+  WITH waiting, [p IN waiting WHERE p.createdAt >= cutoff] AS fresh
+  RETURN {count: size(fresh), waiting: size(waiting), items: [p IN fresh[0..$limit] | p {
+    .id, .op, .targetId, .role, .agentId, .fields, createdAt: p.createdAt.epochMillis
+  }]} AS approvals
+}
+RETURN toString(cutoff) AS cutoff, tier, lastAccess IS NOT NULL AS accessed,
+  lastAccess IS NULL OR lastAccess < datetime() - duration('PT60S') AS accessStale,
+  myLastSession, sessions, mutations, knowledge, work, wiki, approvals

@@ -1,0 +1,86 @@
+// Everything orient needs from a user's memory, in one read (one round trip): counts and
+// the last write, the notes most touched by the latest $hotWindow writes of the journal
+// (inside the key's $scope), the active goal stack, the agent's last session, the
+// corrections $sessionId has not acknowledged (within $windowSeconds), open pending
+// actions, proposals waiting for a person, and the skills (without bodies).
+CALL () {
+  OPTIONAL MATCH (t:Tenant {userId: $userId})
+  RETURN t.notes AS notes, t.seq AS writes
+}
+CALL () {
+  OPTIONAL MATCH (m:Mutation)
+  WHERE m.userId = $userId AND m.seq IS NOT NULL
+  WITH m ORDER BY m.seq DESC LIMIT 1
+  RETURN m.at.epochMillis AS lastWriteAt
+}
+CALL () {
+  OPTIONAL MATCH (m:Mutation)
+  WHERE m.userId = $userId AND m.seq IS NOT NULL
+  WITH m ORDER BY m.seq DESC LIMIT $hotWindow
+  MATCH (m)-[:CHANGED]->(k:Knowledge)
+  WHERE $scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)
+  WITH k, count(m) AS touches, max(m.at) AS lastAt
+  ORDER BY touches DESC, lastAt DESC, k.id
+  LIMIT $hotLimit
+  RETURN collect(k {
+    .id, .title, .type, .status, touches: touches, lastTouchedAt: lastAt.epochMillis
+  }) AS hotEntities
+}
+CALL () {
+  OPTIONAL MATCH (g:Goal)
+  WHERE g.userId = $userId AND g.id IS NOT NULL AND g.status = 'active'
+  WITH g ORDER BY g.createdAt DESC, g.id DESC
+  WITH collect(g {.id, .title, .parentId, .status, createdAt: g.createdAt.epochMillis}) AS goals
+  RETURN size(goals) AS activeGoals, goals[0..$goalLimit] AS goalStack
+}
+CALL () {
+  OPTIONAL MATCH (s:Session)
+  WHERE s.userId = $userId AND s.startedAt IS NOT NULL
+    AND ($agentId IS NULL OR s.agentId = $agentId) AND s.id <> coalesce($sessionId, '')
+  WITH s ORDER BY s.startedAt DESC LIMIT 1
+  RETURN CASE WHEN s IS NULL THEN null ELSE s {
+    .id, .agentId, .topic, .topics, .status, .summary,
+    startedAt: s.startedAt.epochMillis, endedAt: s.endedAt.epochMillis,
+    slug: [(s)-[:SAVED_AS]->(w:WikiPage) | w.slug][0]
+  } END AS lastSession
+}
+CALL () {
+  OPTIONAL MATCH (s:Session)
+  WHERE s.userId = $userId AND s.startedAt IS NOT NULL
+  RETURN count(s) AS sessions
+}
+CALL () {
+  OPTIONAL MATCH (c:Correction)
+  WHERE c.userId = $userId AND c.seq IS NOT NULL AND c.status = 'active'
+    AND c.at >= datetime() - duration({seconds: $windowSeconds})
+    AND NOT EXISTS { (:CorrectionAck {sessionId: coalesce($sessionId, '')})-[:ACKNOWLEDGES]->(c) }
+    AND ($scope IS NULL OR EXISTS {
+      MATCH (k:Knowledge {userId: $userId, id: c.targetId})
+      WHERE k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)
+    })
+  WITH c ORDER BY c.seq DESC
+  WITH collect(c {
+    .id, .kind, .targetId, .fields, .mutationId, .reason, at: c.at.epochMillis
+  }) AS corrections
+  RETURN size(corrections) AS unacknowledged, corrections[0..$correctionLimit] AS lastCorrections
+}
+CALL () {
+  OPTIONAL MATCH (p:PendingAction)
+  WHERE p.userId = $userId AND p.status = 'open'
+  WITH p ORDER BY p.createdAt, p.position, p.id
+  WITH collect(p {.id, .text, .carriedCount, createdAt: p.createdAt.epochMillis}) AS open
+  RETURN size(open) AS openActions, open[0..3] AS oldestActions
+}
+CALL () {
+  OPTIONAL MATCH (p:Proposal)
+  WHERE p.userId = $userId AND p.seq IS NOT NULL AND p.status = 'pending'
+  RETURN count(p) AS waitingProposals
+}
+CALL () {
+  OPTIONAL MATCH (k:Skill)
+  WHERE k.userId = $userId AND k.id IS NOT NULL
+  WITH k ORDER BY k.id LIMIT 500
+  RETURN collect(k {.id, .name, .bundle, .trigger, .tags, .invocationCount}) AS skills
+}
+RETURN notes, writes, lastWriteAt, hotEntities, activeGoals, goalStack, lastSession, sessions,
+  unacknowledged, lastCorrections, openActions, oldestActions, waitingProposals, skills

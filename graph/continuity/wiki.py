@@ -1,0 +1,287 @@
+"""Saved sessions: the wiki page an agent writes at the end of its work.
+
+Saving a session writes its concept page: a summary, the decisions made, what was
+learned, the questions left open, and three to five typed insights (``preference``,
+``fact``, ``decision``, ``question``). The insights are stored as :class:`Insight` nodes
+with their provenance (``(:Insight)-[:EXTRACTED_FROM]->(:WikiPage)<-[:SAVED_AS]-(:Session)``),
+embedded, so insight recall, the context bridge and brief_me find them like extracted ones.
+
+A page's slug is stable: made from the session's start date, its topic (or the first
+summary's words) and its id, at the first save, and kept by every later save. The same
+save again changes nothing; another save rewrites the page (``savedCount`` + 1). The
+agent's newest saved page is its next catch_up cutoff (tier ``session_record``).
+Each save is journaled as ``wiki.save`` on the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.conversations.models import InsightType
+from graph.core import journal
+from graph.core.db import Database, Row
+from graph.core.embeddings import Embedder
+from graph.core.errors import InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
+from graph.core.principals import Principal
+from graph.core.values import check_id, decode_cursor, encode_cursor, plain
+
+#: How many typed insights a save carries: none, or three to five (the seed's shape).
+MIN_INSIGHTS, MAX_INSIGHTS = 3, 5
+#: Most items in each list of a page (decisions, learnings, open questions).
+MAX_ITEMS = 50
+_SLUG_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class SavedInsight:
+    """One typed insight of a saved session."""
+
+    type: str
+    content: str
+    confidence: float = 0.9
+
+
+@dataclass(frozen=True)
+class SessionSave:
+    """What a session's page says."""
+
+    summary: str
+    decisions: Sequence[str] = ()
+    learnings: Sequence[str] = ()
+    open_questions: Sequence[str] = ()
+    insights: Sequence[SavedInsight] = ()
+    #: Filled from the other fields: the save as given, to recognise a repeat.
+    fingerprint: str = field(init=False, default="")
+
+    def given(self) -> dict[str, Any]:
+        """The save by its API names (journaled, and fingerprinted)."""
+        return {
+            "summary": self.summary,
+            "decisions": list(self.decisions),
+            "learnings": list(self.learnings),
+            "openQuestions": list(self.open_questions),
+            "insights": [
+                {"type": i.type, "content": i.content, "confidence": i.confidence} for i in self.insights
+            ],
+        }
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
+
+    def checked(self) -> SessionSave:
+        """This save, or :class:`InvalidInput` naming the field that is wrong."""
+        if not self.summary.strip():
+            raise InvalidInput("summary must not be empty", field="summary")
+        for name, items in (("decisions", self.decisions), ("learnings", self.learnings),
+                            ("openQuestions", self.open_questions)):  # fmt: skip
+            if len(items) > MAX_ITEMS:
+                raise InvalidInput(f"at most {MAX_ITEMS} {name}", field=name)
+            for i, item in enumerate(items):
+                if not item.strip():
+                    raise InvalidInput("must not be empty", field=f"{name}.{i}")
+        if self.insights and not MIN_INSIGHTS <= len(self.insights) <= MAX_INSIGHTS:
+            raise InvalidInput(
+                f"a saved session carries {MIN_INSIGHTS} to {MAX_INSIGHTS} insights, or none "
+                f"(got {len(self.insights)})",
+                field="insights",
+            )
+        seen = set()
+        for i, insight in enumerate(self.insights):
+            if insight.type not in {t.value for t in InsightType}:
+                raise InvalidInput(
+                    f"type must be one of {', '.join(t.value for t in InsightType)}",
+                    field=f"insights.{i}.type",
+                )
+            if not insight.content.strip():
+                raise InvalidInput("must not be empty", field=f"insights.{i}.content")
+            if (insight.type, insight.content.strip()) in seen:
+                raise InvalidInput("the same insight twice", field=f"insights.{i}")
+            seen.add((insight.type, insight.content.strip()))
+        return self
+
+
+def slug_for(session: dict[str, Any], summary: str) -> str:
+    """``session-<start date>-<up to six words of the topic or summary>-<6 hex of the id>``."""
+    started = session["startedAt"][:10]  # an ISO-8601 time: its day
+    words = _SLUG_WORD.findall((session.get("topic") or summary).lower())[:6] or ["session"]
+    digest = hashlib.sha256(session["id"].encode()).hexdigest()[:6]
+    return f"session-{started}-{'-'.join(words)[:60].rstrip('-')}-{digest}"
+
+
+def _title(session: dict[str, Any], summary: str) -> str:
+    text = " ".join((session.get("topic") or summary).split())
+    return text if len(text) <= 100 else text[:99].rstrip() + "…"
+
+
+def page_view(row: Row) -> dict[str, Any]:
+    """A page as the API shows it: its fields, its insights in the order saved, and the
+    page as markdown (front matter ``session: true``, as a concept page)."""
+    page: dict[str, Any] = plain(row)
+    page.pop("savedWith", None)
+    page["insights"].sort(key=lambda i: i.pop("position", 0) or 0)
+    page["markdown"] = render(page)
+    return page
+
+
+def render(page: dict[str, Any]) -> str:
+    """The page as markdown with YAML front matter."""
+    front = [
+        "---",
+        "type: concept",
+        "session: true",
+        f"slug: {page['slug']}",
+        f"sessionId: {page['sessionId']}",
+        f"agentId: {page.get('agentId') or ''}",
+        f"savedAt: {page['savedAt']}",
+        "---",
+        f"# {page['title']}",
+        "",
+        "## Summary",
+        page["summary"],
+    ]
+    for title, key in (
+        ("Decisions", "decisions"),
+        ("Learnings", "learnings"),
+        ("Open questions", "openQuestions"),
+    ):
+        if page.get(key):
+            front += ["", f"## {title}", *[f"- {item}" for item in page[key]]]
+    if page["insights"]:
+        front += ["", "## Insights", *[f"- [{i['type']}] {i['content']}" for i in page["insights"]]]
+    return "\n".join(front) + "\n"
+
+
+def page_text(page: dict[str, Any]) -> str:
+    """What a page is embedded and ranked by: its title, summary, decisions and learnings."""
+    return "\n".join([page["title"], page["summary"], *page.get("decisions", ()), *page.get("learnings", ())])
+
+
+class WikiService:
+    """Save the calling user's sessions as pages, and read them."""
+
+    def __init__(self, db: Database, embedder: Embedder) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._gate = WriteGate(db)
+
+    async def save(
+        self, principal: Principal, session_id: str, save: SessionSave
+    ) -> tuple[dict[str, Any], str]:
+        """Save a session as its page; ``(page, outcome)``, outcome ``created``, ``updated``
+        (an earlier save rewritten) or ``unchanged`` (the same save again)."""
+        session_id = check_id(session_id)
+        save = save.checked()
+        [found] = await self._sessions(principal, session_id)
+        summary = save.summary.strip()
+        title = _title(found, summary)
+        insights = [
+            {
+                "type": i.type,
+                "content": " ".join(i.content.split()),
+                "confidence": i.confidence,
+                "position": n,
+            }
+            for n, i in enumerate(save.insights)
+        ]
+        draft: dict[str, Any] = {"title": title, "summary": summary, "decisions": list(save.decisions),
+                                 "learnings": list(save.learnings)}  # fmt: skip
+        texts = [page_text(draft), *[str(i["content"]) for i in insights]]
+        vectors = await self._embedder.embed(texts)
+
+        async def work(gated: Gated) -> tuple[dict[str, Any], str]:
+            existing = await gated.run(
+                "queries/continuity/wiki_pages", slugs=None, agentId=None, sessionId=session_id,
+                afterTime=None, afterSlug=None, limit=1,
+            )  # fmt: skip
+            sessions = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+            if not sessions:
+                raise NotFound(f"no session {session_id!r}", field="id")
+            before = existing[0]["page"] if existing else None
+            if before is not None and before["savedWith"] == save.fingerprint:
+                return page_view(before), "unchanged"
+            slug = before["slug"] if before else slug_for(plain(sessions[0]["session"]), summary)
+            rows = [
+                {**i, "key": _insight_key(slug, i), "id": uuid.uuid4().hex, "embedding": vector}
+                for i, vector in zip(insights, vectors[1:], strict=True)
+            ]
+            await gated.run(
+                "queries/continuity/wiki_save", sessionId=session_id, slug=slug, title=title, summary=summary,
+                decisions=list(save.decisions), learnings=list(save.learnings),
+                openQuestions=list(save.open_questions), fingerprint=save.fingerprint,
+                role=principal.role.value, embedding=vectors[0], embeddingModel=self._embedder.model_id,
+                seq=gated.seq,
+                insights=rows,
+            )  # fmt: skip
+            [row] = await gated.run(
+                "queries/continuity/wiki_pages", slugs=[slug], agentId=None, sessionId=None,
+                afterTime=None, afterSlug=None, limit=1,
+            )  # fmt: skip
+            page = page_view(row["page"])
+            was = (
+                None
+                if before is None
+                else {k: v for k, v in plain(before).items() if k not in ("savedWith",)}
+            )
+            await journal.record(
+                gated, principal, op="wiki.save", target_type="WikiPage", target_id=slug,
+                before=_journaled(was), after={**save.given(), "sessionId": session_id, "title": title},
+            )  # fmt: skip
+            return page, "created" if before is None else "updated"
+
+        return await self._gate.write(principal.user_id, work)
+
+    async def _sessions(self, principal: Principal, session_id: str) -> list[dict[str, Any]]:
+        rows = await self._db.read(
+            "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[session_id]
+        )
+        if not rows:
+            raise NotFound(f"no session {session_id!r}", field="id")
+        return [plain(rows[0]["session"])]
+
+    async def get(self, principal: Principal, slug: str) -> dict[str, Any]:
+        """One saved page by its slug, or :class:`NotFound`."""
+        rows = await self._db.read(
+            "queries/continuity/wiki_pages", userId=principal.user_id, slugs=[check_id(slug, "slug")],
+            agentId=None, sessionId=None, afterTime=None, afterSlug=None, limit=1,
+        )  # fmt: skip
+        if not rows:
+            raise NotFound("no wiki page with this slug", field="slug")
+        return page_view(rows[0]["page"])
+
+    async def list_pages(
+        self, principal: Principal, *, agent_id: str | None = None, limit: int = 50, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Saved pages, newest save first (one agent's, if given)."""
+        after_time, after_slug = decode_cursor(cursor) if cursor else (None, None)
+        rows = await self._db.read(
+            "queries/continuity/wiki_pages", userId=principal.user_id, slugs=None,
+            agentId=check_id(agent_id, "agentId") if agent_id else None, sessionId=None,
+            afterTime=after_time, afterSlug=after_slug, limit=limit + 1,
+        )  # fmt: skip
+        items = [page_view(r["page"]) for r in rows[:limit]]
+        if len(rows) <= limit:
+            return items, None
+        return items, encode_cursor(rows[limit - 1]["position"], rows[limit - 1]["page"]["slug"])
+
+
+def _insight_key(slug: str, insight: dict[str, Any]) -> str:
+    """Saving the same insight again keeps it (and its id): it is keyed by page and text."""
+    said = f"{insight['type']}\n{insight['content']}".encode()
+    return f"page:{slug}:{hashlib.sha256(said).hexdigest()[:24]}"
+
+
+def _journaled(page: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An earlier page as the journal keeps it: what was said, not when."""
+    if page is None:
+        return None
+    keep = ("summary", "decisions", "learnings", "openQuestions", "title", "sessionId")
+    said = {k: page.get(k) for k in keep}
+    said["insights"] = [{"type": i["type"], "content": i["content"]} for i in page["insights"]]
+    return said

@@ -1,0 +1,124 @@
+"""Saved sessions over HTTP against the real Neo4j: the page and its insights, a stable slug,
+repeats and rewrites, bad saves, and concurrent saves of one session."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from graph.core.principals import Role
+from tests.integration.conftest import MakeCaller
+
+INSIGHTS = [
+    {"type": "decision", "content": "Ship the importer behind a flag."},
+    {"type": "fact", "content": "The staging Neo4j runs 5.26 on port 7688."},
+    {"type": "question", "content": "Should exports include embeddings by default?"},
+]
+
+
+async def test_a_saved_session_is_a_page_with_its_insights(make_caller: MakeCaller) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="coder")
+    started = await agent.http.post("/v1/sessions", json={"topic": "Importer: resumable runs"})
+    session = started.json()["session"]["id"]
+    save = {
+        "summary": "Made the importer resumable.",
+        "decisions": ["Checkpoint every 1,000 records"],
+        "learnings": ["Neo4j MERGE on the key makes re-runs idempotent"],
+        "openQuestions": ["How to report skipped records?"],
+        "insights": INSIGHTS,
+    }
+    saved = await agent.http.post(f"/v1/sessions/{session}/save", json=save)
+    assert saved.status_code == 201, saved.text
+    page = saved.json()["page"]
+    assert saved.json()["outcome"] == "created"
+    assert re.fullmatch(r"session-\d{4}-\d{2}-\d{2}-importer-resumable-runs-[0-9a-f]{6}", page["slug"])
+    assert page["sessionId"] == session and page["agentId"] == "coder"
+    assert page["title"] == "Importer: resumable runs" and page["savedCount"] == 1
+    assert [i["content"] for i in page["insights"]] == [i["content"] for i in INSIGHTS]
+    assert page["markdown"].startswith("---\ntype: concept\nsession: true\n")
+    assert "## Open questions\n- How to report skipped records?" in page["markdown"]
+    # The insights are insights: listed, with the page as their provenance.
+    listed = (await agent.http.get("/v1/insights")).json()["items"]
+    mine = {i["content"]: i for i in listed if i.get("pageSlug") == page["slug"]}
+    assert set(mine) == {i["content"] for i in INSIGHTS}
+    assert all(i["sessionId"] == session and i.get("threadId") is None for i in mine.values())
+    assert (await agent.http.get(f"/v1/wiki/{page['slug']}")).json() == page
+
+    # The same save again changes nothing; another rewrites the page under the same slug.
+    again = await agent.http.post(f"/v1/sessions/{session}/save", json=save)
+    assert again.status_code == 200 and again.json()["outcome"] == "unchanged"
+    assert again.json()["page"] == page
+    changed = {**save, "summary": "Made the importer resumable and quiet.", "insights": INSIGHTS[:2] + [
+        {"type": "preference", "content": "The user wants JSON lines when not on a terminal."}
+    ]}  # fmt: skip
+    rewritten = await agent.http.post(f"/v1/sessions/{session}/save", json=changed)
+    assert rewritten.status_code == 200 and rewritten.json()["outcome"] == "updated"
+    new = rewritten.json()["page"]
+    assert new["slug"] == page["slug"] and new["savedCount"] == 2 and new["savedAt"] >= page["savedAt"]
+    assert [i["id"] for i in new["insights"][:2]] == [i["id"] for i in page["insights"][:2]]
+    contents = {i["content"] for i in (await agent.http.get("/v1/insights")).json()["items"]}
+    assert INSIGHTS[2]["content"] not in contents  # the dropped insight is gone
+    assert "The user wants JSON lines when not on a terminal." in contents
+    journal = (await agent.http.get("/v1/mutations", params={"targetId": page["slug"]})).json()["items"]
+    assert [m["op"] for m in journal] == ["wiki.save", "wiki.save"]
+    assert journal[0]["before"]["summary"] == "Made the importer resumable."
+
+    # The list, newest save first, one agent's with agentId.
+    other = await agent.http.post("/v1/sessions", json={"topic": "Exporter"})
+    other_id = other.json()["session"]["id"]
+    assert (
+        await agent.http.post(f"/v1/sessions/{other_id}/save", json={"summary": "Wrote it."})
+    ).status_code == 201
+    pages = (await agent.http.get("/v1/wiki")).json()["items"]
+    assert [p["sessionId"] for p in pages] == [other_id, session]
+    first = (await agent.http.get("/v1/wiki", params={"limit": 1})).json()
+    rest = (await agent.http.get("/v1/wiki", params={"cursor": first["nextCursor"]})).json()
+    assert [p["slug"] for p in first["items"] + rest["items"]] == [p["slug"] for p in pages]
+    assert (await agent.http.get("/v1/wiki", params={"agentId": "somebody-else"})).json()["items"] == []
+
+
+async def test_bad_saves_are_refused_and_change_nothing(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    session = (await alice.http.post("/v1/sessions", json={"agentId": "a"})).json()["session"]["id"]
+    cases = {
+        "insights": {"summary": "S.", "insights": INSIGHTS[:2]},
+        "insights.0.type": {"summary": "S.", "insights": [{**INSIGHTS[0], "type": "hunch"}, *INSIGHTS[1:]]},
+        "summary": {"summary": "   "},
+        "decisions.0": {"summary": "S.", "decisions": [""]},
+    }
+    for field, body in cases.items():
+        answer = await alice.http.post(f"/v1/sessions/{session}/save", json=body)
+        assert answer.status_code == 422, (field, answer.text)
+        assert answer.json()["error"]["field"] == field, (field, answer.json())
+    six = {"summary": "S.", "insights": INSIGHTS * 2}
+    assert (await alice.http.post(f"/v1/sessions/{session}/save", json=six)).status_code == 422
+    twice = {"summary": "S.", "insights": [INSIGHTS[0], INSIGHTS[0], INSIGHTS[1]]}
+    assert (await alice.http.post(f"/v1/sessions/{session}/save", json=twice)).status_code == 422
+    missing = await alice.http.post("/v1/sessions/nope/save", json={"summary": "S."})
+    assert missing.status_code == 404
+    assert (await alice.http.get("/v1/wiki")).json()["items"] == []
+    assert (await alice.http.get("/v1/wiki/nope")).status_code == 404
+    assert not [i for i in (await alice.http.get("/v1/insights")).json()["items"] if i.get("pageSlug")]
+
+
+async def test_concurrent_saves_of_one_session_make_one_page(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    agents = [await make_caller(Role.AGENT, agent_id="a", user_id=alice.user_id) for _ in range(3)]
+    session = (await alice.http.post("/v1/sessions", json={"agentId": "a"})).json()["session"]["id"]
+    same = {"summary": "Done.", "insights": INSIGHTS}
+    answers = await asyncio.gather(
+        *[c.http.post(f"/v1/sessions/{session}/save", json=same) for c in [alice, *agents] for _ in range(2)]
+    )
+    assert sorted(a.json()["outcome"] for a in answers) == ["created"] + ["unchanged"] * 7
+    different = [{"summary": f"Version {n}."} for n in range(6)]
+    answers = await asyncio.gather(
+        *[
+            agents[n % 3].http.post(f"/v1/sessions/{session}/save", json=body)
+            for n, body in enumerate(different)
+        ]
+    )
+    assert all(a.status_code == 200 and a.json()["outcome"] == "updated" for a in answers)
+    [page] = (await alice.http.get("/v1/wiki")).json()["items"]
+    assert page["savedCount"] == 7 and page["insights"] == []
+    assert {a.json()["page"]["slug"] for a in answers} == {page["slug"]}
+    assert page["summary"] in {b["summary"] for b in different}
