@@ -19,6 +19,7 @@ from api.metrics import router as metrics_router
 from api.routes import continuity, conversations, core, corrections, knowledge
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.brief import BriefService
 from graph.continuity.catchup import CatchUpService
 from graph.continuity.goals import GoalService
 from graph.continuity.orient import OrientService
@@ -89,6 +90,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     conversation_memory = ConversationMemory.from_settings(
         db, embedder, extractor, knowledge_network.notes, jobs, settings
     )
+    counter = await asyncio.to_thread(TokenCounter)
     app.state.services = Services(
         settings=settings,
         db=db,
@@ -107,7 +109,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             agents,
             knowledge_network.retrieval,
             conversation_memory.insights,
-            await asyncio.to_thread(TokenCounter),
+            counter,
             min_similarity=settings.bridge_min_similarity,
         ),
         profile=ProfileService(db, conversation_memory.insights),
@@ -117,6 +119,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         wiki=WikiService(db, embedder),
         catch_up=CatchUpService(db),
         orient=OrientService(db, embedder.dimension, correction_window_days=settings.correction_window_days),
+        brief=BriefService(
+            db,
+            embedder,
+            knowledge_network.retrieval,
+            conversation_memory.insights,
+            counter,
+            min_similarity=settings.bridge_min_similarity,
+        ),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch

@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graph.continuity.agents import AgentRegistry
 from graph.continuity.bridge import BridgeService
+from graph.continuity.brief import BriefService
 from graph.continuity.catchup import CatchUpService
 from graph.continuity.goals import GoalService
 from graph.continuity.orient import OrientService
@@ -54,6 +55,7 @@ class Services:
     wiki: WikiService
     catch_up: CatchUpService
     orient: OrientService
+    brief: BriefService
 
 
 def get_services(request: Request) -> Services:

@@ -640,3 +640,47 @@ class OrientOut(OutModel):
     )
     relevant_skills: list[RelevantSkillOut]
     next_likely_calls: list[NextCallOut]
+
+
+class BriefIn(CamelModel):
+    """The task to be primed for, and how many tokens the bundle may use."""
+
+    task: str = Field(min_length=1, max_length=2_000, description="A short description of the task.")
+    token_budget: int = Field(default=2_000, ge=200, le=32_000, description="Most tokens the text may use.")
+
+    @field_validator("task")
+    @classmethod
+    def _task(cls, value: str) -> str:
+        return non_blank(value, "task")
+
+
+class BriefSectionsOut(OutModel):
+    """What the text holds, as data, each section most relevant first."""
+
+    decisions: list[dict[str, Any]]
+    knowledge: list[dict[str, Any]]
+    pages: list[dict[str, Any]]
+    insights: list[dict[str, Any]]
+
+
+class BriefDroppedOut(OutModel):
+    """An item left out of the brief to fit its budget."""
+
+    section: Literal["decisions", "knowledge", "pages", "insights"]
+    id: str = Field(description="The note's or insight's id, or the page's slug.")
+    tokens: int = Field(description="What it would have taken.")
+
+
+class BriefOut(OutModel):
+    """A task-scoped bundle within a token budget."""
+
+    task: str
+    text: str = Field(description="The bundle as markdown, to put in the agent's context.")
+    tokens: int = Field(description="The text's tokens, counted offline with `tokenizer`.")
+    token_budget: int
+    token_budget_hint: int = Field(description="What the whole bundle would need, nothing dropped.")
+    tokenizer: str
+    sections: BriefSectionsOut
+    dropped: list[BriefDroppedOut] = Field(
+        description="Left out to fit, least relevant first, with their cost."
+    )

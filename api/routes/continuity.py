@@ -18,6 +18,8 @@ from api.dto.continuity import (
     BridgeConfigOut,
     BridgeIn,
     BridgeOut,
+    BriefIn,
+    BriefOut,
     CarryIn,
     CatchUpIn,
     CatchUpOut,
@@ -453,3 +455,12 @@ async def orient(
     with why. Call it first in every session (send `X-Session-ID` once you have one)."""
     answer = await services.orient.orient(principal, body.goal if body else None)
     return JSONResponse(dump(OrientOut.model_validate(answer)))
+
+
+@router.post("/brief", response_model=BriefOut, responses=answers(502, *BODY))
+async def brief_me(body: BriefIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
+    """Prime for a task: the decisions, knowledge, saved sessions and insights most relevant
+    to it, as one markdown text within `tokenBudget` (counted offline), with what the whole
+    bundle would need (`tokenBudgetHint`) and what was dropped to fit."""
+    answer = await services.brief.brief(principal, body.task, body.token_budget)
+    return JSONResponse(dump(BriefOut.model_validate(answer)))
