@@ -330,7 +330,9 @@ def raw_caller(
         await (await tx.run(gate, userId=user)).consume()
         await (await tx.run(counts, userId=user)).consume()
         rows = QuietList([{"index": 0, "embedding": vector}])
-        found = await tx.run(twins, userId=user, rows=rows, candidates=100, minScore=score_from_cosine(0.95))
+        found = await tx.run(
+            twins, userId=user, rows=rows, candidates=100, minScore=score_from_cosine(0.95), scope=None
+        )
         await found.consume()
         row = {
             "id": node_id, "title": texts.titles[n % TEXTS], "content": texts.contents[n % TEXTS],

@@ -15,8 +15,8 @@ import typer
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder, embedder_dimension
-from graph.core.errors import ContextNetworkError, Unauthenticated
-from graph.core.principals import ApiKeys, Principal, Role
+from graph.core.errors import ContextNetworkError, InvalidInput, Unauthenticated
+from graph.core.principals import ApiKeys, Principal, Role, Scope
 from graph.core.schema import check_schema, migrate, reembed
 from graph.core.settings import Settings, get_settings
 from graph.core.users import forget_user
@@ -174,19 +174,35 @@ def keys_create(
     role: Annotated[Role, typer.Option(help="human or agent.")],
     agent: Annotated[str | None, typer.Option(help="The agent's id (for agent keys).")] = None,
     label: Annotated[str | None, typer.Option(help="A note for people.")] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Limit the key to part of the user's knowledge: tag:<tag> or id:<note id>, repeated or "
+            "comma-separated. A scoped key sees only the notes it names in every call, search included."
+        ),
+    ] = None,
 ) -> None:
     """Create a key; the secret is printed once, as the last line."""
+    try:
+        entity_scope = Scope.parse(scope or [])
+    except InvalidInput as exc:
+        raise typer.BadParameter(exc.message, param_hint="--scope") from exc
 
     async def work(settings: Settings) -> tuple[str, str]:
         async def inner(db: Database) -> tuple[str, str]:
             await migrate(db, embedder_dimension(settings))
-            info, secret = await ApiKeys(db).create(user, role, agent_id=agent, label=label)
+            info, secret = await ApiKeys(db).create(
+                user, role, agent_id=agent, label=label, scope=entity_scope
+            )
             return info.id, secret
 
         return await _with_db(settings, inner)
 
     key_id, secret = _run(work)
-    typer.echo(f"created key {key_id} for user {user} ({role.value}{', agent ' + agent if agent else ''})")
+    scoped = f", scope {entity_scope.describe()}" if entity_scope else ""
+    typer.echo(
+        f"created key {key_id} for user {user} ({role.value}{', agent ' + agent if agent else ''}{scoped})"
+    )
     typer.echo("store it now; it cannot be shown again:")
     typer.echo(secret)
 
@@ -207,6 +223,7 @@ def keys_list(
                 typer.echo(
                     f"{info.id}  {info.prefix}...  user={info.user_id}  role={info.role.value}  "
                     f"agent={agent}  created={created}  {state}"
+                    + (f"  scope={info.scope.describe()}" if info.scope else "")
                 )
 
         await _with_db(settings, inner)

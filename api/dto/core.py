@@ -48,6 +48,9 @@ class PrincipalOut(BaseModel):
     role: str
     agent_id: str | None
     key_id: str | None
+    scope: dict[str, list[str]] | None = Field(
+        default=None, description="The key's entity scope ({ids, tags}): the only notes it sees. None: all."
+    )
 
 
 class ActorOut(OutModel):

@@ -44,7 +44,7 @@ class ErrorOut(BaseModel):
 #: What each error status means, as the document says it.
 MEANING = {
     401: "no API key, or one that is unknown or revoked",
-    403: "this key's role may not do this (only a person decides a proposal)",
+    403: "this key may not do this: its role (only a person decides a proposal) or its entity scope",
     404: "no such thing for this user (another user's ids are not found either)",
     409: "the write clashes with what is stored",
     413: "the body is larger than this route's limit",

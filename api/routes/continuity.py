@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import PrincipalDep, ServicesDep
+from api.deps import UNSCOPED, PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.continuity import (
     AgentListOut,
@@ -87,7 +87,7 @@ SessionId = Annotated[str, Path(description="The session's id.")]
     status_code=201,
     response_model=SessionStartedOut,
     responses=answers(
-        404, 409, *BODY, also=(200, "the id existed already with the same request", SessionStartedOut)
+        403, 404, 409, *BODY, also=(200, "the id existed already with the same request", SessionStartedOut)
     ),
 )
 async def start_session(body: SessionIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
@@ -193,7 +193,7 @@ async def carry_pending_action(
     return JSONResponse(dump(PendingActionOut.model_validate(action)))
 
 
-@router.post("/context/bridge", response_model=BridgeOut, responses=answers(*BODY))
+@router.post("/context/bridge", response_model=BridgeOut, responses=answers(403, *BODY))
 async def preview_bridge(body: BridgeIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """The context bridge a session of the agent would get now: its last sessions with you
     (newest first), every open pending action, memory on `topic`, and your profile, as one
@@ -205,20 +205,26 @@ async def preview_bridge(body: BridgeIn, principal: PrincipalDep, services: Serv
     return JSONResponse(dump(BridgeOut.model_validate(bridge)))
 
 
-@router.get("/profile", response_model=ProfileOut, response_model_by_alias=True)
+@router.get(
+    "/profile",
+    response_model=ProfileOut,
+    response_model_by_alias=True,
+    dependencies=[UNSCOPED],
+    responses=answers(403),
+)
 async def get_profile(principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Your profile: preferences, background, and where each preference came from."""
     return JSONResponse(dump(ProfileOut.model_validate(await services.profile.get(principal))))
 
 
-@router.put("/profile", response_model=ProfileOut, responses=answers(*BODY))
+@router.put("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, *BODY))
 async def replace_profile(body: ProfileIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Replace your whole profile (journaled with who made the change)."""
     profile = await services.profile.replace(principal, body.preferences, body.background)
     return JSONResponse(dump(ProfileOut.model_validate(profile)))
 
 
-@router.patch("/profile", response_model=ProfileOut, responses=answers(*BODY))
+@router.patch("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, *BODY))
 async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Change part of your profile: preferences given are set (`null` removes one), the
     background changes only if given (`null` clears it). Journaled with who made it."""
@@ -231,7 +237,9 @@ async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services:
     return JSONResponse(dump(ProfileOut.model_validate(profile)))
 
 
-@router.post("/profile/promote", response_model=ProfileOut, responses=answers(404, *BODY))
+@router.post(
+    "/profile/promote", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, 404, *BODY)
+)
 async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Promote preference insights of your conversations into your profile: each becomes a
     preference (named by `names`, else after what it states; valued with its sentence) that

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from api.deps import ConversationsDep, PrincipalDep
+from api.deps import UNSCOPED, ConversationsDep, PrincipalDep
 from api.dto.base import dump
 from api.dto.conversations import (
     ConsolidatedOut,
@@ -27,7 +27,7 @@ from api.dto.conversations import (
 from api.dto.errors import BODY, answers
 from graph.conversations.models import ContextType, InsightType
 
-router = APIRouter(tags=["conversations"])
+router = APIRouter(tags=["conversations"], dependencies=[UNSCOPED], responses=answers(403))
 
 
 @router.post(

@@ -14,7 +14,7 @@ from api.dto.base import dump
 from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
 from graph.core import journal
 from graph.core.errors import DatabaseUnavailable
-from graph.core.principals import Role
+from graph.core.principals import Role, Scope
 from graph.core.schema import check_schema
 
 #: Outside ``/v1``: load balancers and orchestrators call these without a key.
@@ -75,6 +75,7 @@ async def me(principal: PrincipalDep) -> PrincipalOut:
         role=principal.role.value,
         agent_id=principal.agent_id,
         key_id=principal.key_id,
+        scope=Scope.of(principal.scope),
     )
 
 

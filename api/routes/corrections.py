@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import KnowledgeDep, PrincipalDep, ServicesDep
+from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.core import UndoneOut
 from api.dto.errors import BODY, answers
@@ -38,7 +38,8 @@ ProposalId = Annotated[str, Path(description="The proposal's id.")]
     "/mutations/{id}/undo",
     response_model=UndoneOut,
     tags=["journal"],
-    responses=answers(404, 409, 502, also=(202, PROPOSED, ProposedOut)),
+    dependencies=[UNSCOPED],
+    responses=answers(403, 404, 409, 502, also=(202, PROPOSED, ProposedOut)),
 )
 async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
     """Undo one mutation: restore the state before it, journaled as a mutation of its own
@@ -108,7 +109,13 @@ async def acknowledge_correction(
     return JSONResponse(dump(CorrectionOut.model_validate(correction)))
 
 
-@router.get("/proposals", response_model=ProposalPageOut, tags=["proposals"])
+@router.get(
+    "/proposals",
+    response_model=ProposalPageOut,
+    tags=["proposals"],
+    dependencies=[UNSCOPED],
+    responses=answers(403),
+)
 async def list_proposals(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
@@ -123,7 +130,13 @@ async def list_proposals(
     return JSONResponse(dump(ProposalPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
-@router.get("/proposals/{id}", response_model=ProposalOut, tags=["proposals"], responses=answers(404))
+@router.get(
+    "/proposals/{id}",
+    response_model=ProposalOut,
+    tags=["proposals"],
+    dependencies=[UNSCOPED],
+    responses=answers(403, 404),
+)
 async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
     """One proposal."""
     return JSONResponse(dump(ProposalOut.model_validate(await knowledge.proposals.get(principal, id))))
@@ -133,6 +146,7 @@ async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: Knowl
     "/proposals/{id}/approve",
     response_model=ProposalOut,
     tags=["proposals"],
+    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, 502, *BODY),
 )
 async def approve_proposal(
@@ -151,6 +165,7 @@ async def approve_proposal(
     "/proposals/{id}/reject",
     response_model=ProposalOut,
     tags=["proposals"],
+    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, *BODY),
 )
 async def reject_proposal(

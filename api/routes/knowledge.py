@@ -61,6 +61,7 @@ def proposed(proposal: dict[str, Any]) -> JSONResponse:
     status_code=201,
     response_model=CreatedNoteOut,
     responses=answers(
+        403,
         409,
         502,
         *BODY,
@@ -88,6 +89,7 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
     response_model=NoteBatchOut,
     openapi_extra=documented_body(NoteBatchIn),
     responses=answers(
+        403,
         409,
         502,
         *BODY,
@@ -179,7 +181,9 @@ async def update_note(
     return JSONResponse(dump(NoteOut.model_validate(result)))
 
 
-@router.delete("/knowledge/{id}", status_code=204, responses=answers(404, also=(202, PROPOSED, ProposedOut)))
+@router.delete(
+    "/knowledge/{id}", status_code=204, responses=answers(403, 404, also=(202, PROPOSED, ProposedOut))
+)
 async def delete_note(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> Response:  # noqa: A002
     """Delete a note with its edges; notes it alone superseded become active again.
 

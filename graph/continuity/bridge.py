@@ -32,7 +32,7 @@ from graph.continuity.tokens import TokenCounter
 from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import EmbeddingError, InvalidInput
+from graph.core.errors import EmbeddingError, Forbidden, InvalidInput
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
 from graph.knowledge.models import SearchMode, SearchQuery
@@ -201,6 +201,11 @@ def _fuse(notes: list[dict[str, Any]], insights: list[dict[str, Any]], limit: in
     return [{**m, "relevance": round(score * RRF_K, 4)} for score, _, m in scored[:limit]]
 
 
+async def _no_insights() -> dict[str, Any]:
+    """A scoped key's recall: insights are not divided by notes, so none is inside a scope."""
+    return {"insights": []}
+
+
 class BridgeService:
     """Assembles the context bridge for an agent and the calling user."""
 
@@ -232,7 +237,9 @@ class BridgeService:
                 SearchQuery(query=topic, top_k=limit, mode=SearchMode.HYBRID, expand_connections=False,
                             embedding=vector),
             ),
-            self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector),
+            self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector)
+            if principal.scope is None
+            else _no_insights(),
         )  # fmt: skip
         notes = [
             {"kind": "note", **{k: h["node"][k] for k in ("id", "title", "content", "type", "confidence")}}
@@ -260,6 +267,8 @@ class BridgeService:
         if agent_id is None:
             raise InvalidInput("agentId is required: this key belongs to no agent", field="agentId")
         agent = self._agents.get(check_id(agent_id, "agentId"))
+        if not principal.sees_agent(agent.id):
+            raise Forbidden("this key is scoped: it reads its own agent's bridge only", field="agentId")
         config = agent.context_bridge
         budget = token_budget or config.token_budget
         topic = " ".join(topic.split()) if topic and topic.strip() else None
@@ -289,7 +298,7 @@ class BridgeService:
                 agentId=agent.id,
                 recentSessions=config.recent_sessions,
                 maxPending=MAX_PENDING,
-                includeProfile=config.include_profile,
+                includeProfile=config.include_profile and principal.scope is None,
             )
             return row
 

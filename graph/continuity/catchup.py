@@ -47,6 +47,7 @@ class CatchUpService:
             "queries/continuity/catch_up",
             userId=principal.user_id,
             agentId=principal.agent_id,
+            viewAgent=principal.agent_view(None),
             actor=principal.actor,
             sessionId=principal.session_id,
             since=since.isoformat() if since is not None else None,

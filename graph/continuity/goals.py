@@ -52,7 +52,7 @@ class GoalService:
             after = {"afterRank": int(rank), "afterAt": position, "afterId": last_id}
         rows = await self._db.read(
             "queries/continuity/goals_list", userId=principal.user_id, ids=None, status=status,
-            limit=limit + 1, **after,
+            agentId=principal.agent_view(None), limit=limit + 1, **after,
         )  # fmt: skip
         items = [goal_view(r["goal"]) for r in rows[:limit]]
         if len(rows) <= limit:
@@ -63,16 +63,17 @@ class GoalService:
     async def get(self, principal: Principal, goal_id: str) -> dict[str, Any]:
         rows = await self._db.read(
             "queries/continuity/goals_list", userId=principal.user_id, ids=[check_id(goal_id)], status=None,
-            limit=1, afterRank=None, afterAt=None, afterId=None,
+            agentId=principal.agent_view(None), limit=1, afterRank=None, afterAt=None, afterId=None,
         )  # fmt: skip
         if not rows:
             raise NotFound(f"no goal {goal_id!r}", field="id")
         return goal_view(rows[0]["goal"])
 
     @staticmethod
-    async def _one(gated: Gated, goal_id: str) -> dict[str, Any] | None:
+    async def _one(gated: Gated, goal_id: str, agent: str | None = None) -> dict[str, Any] | None:
+        """A goal by id (only one ``agent`` set, if given: what a scoped key sees)."""
         rows = await gated.run(
-            "queries/continuity/goals_list", ids=[goal_id], status=None, limit=1,
+            "queries/continuity/goals_list", ids=[goal_id], status=None, agentId=agent, limit=1,
             afterRank=None, afterAt=None, afterId=None,
         )  # fmt: skip
         return goal_view(rows[0]["goal"]) if rows else None
@@ -87,12 +88,14 @@ class GoalService:
 
         async def work(gated: Gated) -> tuple[dict[str, Any], bool]:
             existing = await self._one(gated, goal_id)
+            if existing is not None and not principal.sees_agent(existing["createdBy"]["agentId"]):
+                raise Conflict(f"goal id {goal_id!r} is taken; set the goal under another id", field="id")
             if existing is not None:
                 if existing["title"] == goal.title and existing.get("parentId") == parent_id:
                     return existing, False
                 raise Conflict(f"goal {goal_id!r} exists with another title or parent", field="id")
             if parent_id is not None:
-                parent = await self._one(gated, parent_id)
+                parent = await self._one(gated, parent_id, principal.agent_view(None))
                 if parent is None:
                     raise NotFound(f"no goal {parent_id!r}", field="parentId")
                 if parent["status"] != "active":
@@ -126,7 +129,7 @@ class GoalService:
         self, principal: Principal, goal_id: str, status: str, outcome: str | None
     ) -> dict[str, Any]:
         async def work(gated: Gated) -> dict[str, Any]:
-            goal = await self._one(gated, goal_id)
+            goal = await self._one(gated, goal_id, principal.agent_view(None))
             if goal is None:
                 raise NotFound(f"no goal {goal_id!r}", field="id")
             if goal["status"] != "active":

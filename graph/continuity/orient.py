@@ -153,7 +153,8 @@ class OrientService:
         [row] = await self._db.read(
             "queries/continuity/orient",
             userId=principal.user_id,
-            agentId=principal.agent_id,
+            agentId=principal.agent_view(principal.agent_id),
+            viewAgent=principal.agent_view(None),
             sessionId=principal.session_id,
             scope=Scope.of(principal.scope),
             windowSeconds=self._window_seconds,

@@ -40,17 +40,17 @@ class PendingActionService:
             userId=principal.user_id,
             ids=None,
             status=status,
-            agentId=check_id(agent_id, "agentId") if agent_id else None,
+            agentId=principal.agent_view(check_id(agent_id, "agentId") if agent_id else None),
             limit=limit,
         )
         return [plain(row["action"]) for row in rows]
 
     @staticmethod
-    async def _one(gated: Gated, action_id: str) -> dict[str, Any]:
+    async def _one(gated: Gated, action_id: str, principal: Principal) -> dict[str, Any]:
         rows = await gated.run(
             "queries/continuity/pending_actions_list", ids=[action_id], status=None, agentId=None, limit=1
         )
-        if not rows:
+        if not rows or not principal.sees_agent(rows[0]["action"]["agentId"]):
             raise NotFound(f"no pending action {action_id!r}")
         action: dict[str, Any] = plain(rows[0]["action"])
         return action
@@ -61,7 +61,7 @@ class PendingActionService:
         action_id = check_id(action_id)
 
         async def work(gated: Gated) -> dict[str, Any]:
-            action = await self._one(gated, action_id)
+            action = await self._one(gated, action_id, principal)
             if action["status"] == "done":
                 if action.get("resolution") != resolution:
                     raise Conflict(
@@ -79,7 +79,7 @@ class PendingActionService:
                 gated, principal, op="pendingAction.ack", target_type="PendingAction", target_id=action_id,
                 before={"status": "open"}, after={"status": "done", "resolution": resolution},
             )  # fmt: skip
-            return await self._one(gated, action_id)
+            return await self._one(gated, action_id, principal)
 
         return await self._gate.write(principal.user_id, work)
 
@@ -89,9 +89,9 @@ class PendingActionService:
         session_id = check_id(session_id, "sessionId")
 
         async def work(gated: Gated) -> dict[str, Any]:
-            action = await self._one(gated, action_id)
+            action = await self._one(gated, action_id, principal)
             sessions: list[Row] = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
-            if not sessions:
+            if not sessions or not principal.sees_agent(sessions[0]["session"]["agentId"]):
                 raise NotFound(f"no session {session_id!r}", field="sessionId")
             if action["status"] != "open":
                 raise Conflict(f"pending action {action_id!r} is cleared; only open ones are carried")
@@ -102,7 +102,7 @@ class PendingActionService:
             if action["sessionId"] == session_id:
                 return action  # already there: carrying again changes nothing
             await gated.run("queries/continuity/pending_action_carry", id=action_id, sessionId=session_id)
-            carried = await self._one(gated, action_id)
+            carried = await self._one(gated, action_id, principal)
             await journal.record(
                 gated, principal, op="pendingAction.carry", target_type="PendingAction", target_id=action_id,
                 before={k: action[k] for k in ("sessionId", "agentId", "carriedCount")},

@@ -20,7 +20,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.threads import require_thread
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
-from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
@@ -89,6 +89,8 @@ class SessionService:
         if agent_id is None:
             raise InvalidInput("agentId is required: this key belongs to no agent", field="agentId")
         agent_id = check_id(agent_id, "agentId")
+        if not principal.sees_agent(agent_id):
+            raise Forbidden("this key is scoped: it starts sessions of its own agent only", field="agentId")
         session_id = check_id(new.id) if new.id else uuid.uuid4().hex
         if new.thread_id is not None:
             await require_thread(self._db, principal.user_id, check_id(new.thread_id, "threadId"), "threadId")
@@ -96,6 +98,10 @@ class SessionService:
 
         async def work(gated: Gated) -> tuple[Row, bool]:
             existing = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+            if existing and not principal.sees_agent(existing[0]["session"]["agentId"]):
+                raise Conflict(
+                    f"session id {session_id!r} is taken; start the new one under another id", field="id"
+                )
             if existing:
                 stored = existing[0]["session"]
                 if (
@@ -141,7 +147,7 @@ class SessionService:
 
         async def work(gated: Gated) -> tuple[Row, bool]:
             found = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
-            if not found:
+            if not found or not principal.sees_agent(found[0]["session"]["agentId"]):
                 raise NotFound(f"no session {session_id!r}")
             stored = found[0]["session"]
             if stored["status"] == "ended":
@@ -180,7 +186,7 @@ class SessionService:
         rows = await self._db.read(
             "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[check_id(session_id)]
         )
-        if not rows:
+        if not rows or not principal.sees_agent(rows[0]["session"]["agentId"]):
             raise NotFound(f"no session {session_id!r}")
         return _view(rows[0])
 
@@ -190,7 +196,7 @@ class SessionService:
         """A page of the user's sessions (one agent's, if given), newest first."""
         after_time, after_id = decode_cursor(cursor) if cursor else (None, None)
         user = principal.user_id
-        agent = check_id(agent_id, "agentId") if agent_id else None
+        agent = principal.agent_view(check_id(agent_id, "agentId") if agent_id else None)
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
             page = await run_rows(

@@ -63,6 +63,10 @@ class ToolCallService:
             })  # fmt: skip
 
         async def work(gated: Gated) -> dict[str, Any]:
+            if principal.scope is not None:
+                found = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
+                if not found or not principal.sees_agent(found[0]["session"]["agentId"]):
+                    raise NotFound(f"no session {session_id!r}", field="id")
             added = await gated.run(
                 "queries/continuity/tool_calls_append", sessionId=session_id, rows=rows,
                 role=principal.role.value, agentId=principal.agent_id,
@@ -87,7 +91,7 @@ class ToolCallService:
         found = await self._db.read(
             "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[session_id]
         )
-        if not found:
+        if not found or not principal.sees_agent(found[0]["session"]["agentId"]):
             raise NotFound(f"no session {session_id!r}", field="id")
         rows = await self._db.read(
             "queries/continuity/tool_calls_replay", userId=principal.user_id, sessionId=session_id,

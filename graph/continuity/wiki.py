@@ -201,7 +201,7 @@ class WikiService:
                 afterTime=None, afterSlug=None, limit=1,
             )  # fmt: skip
             sessions = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
-            if not sessions:
+            if not sessions or not principal.sees_agent(sessions[0]["session"]["agentId"]):
                 raise NotFound(f"no session {session_id!r}", field="id")
             before = existing[0]["page"] if existing else None
             if before is not None and before["savedWith"] == save.fingerprint:
@@ -241,7 +241,7 @@ class WikiService:
         rows = await self._db.read(
             "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[session_id]
         )
-        if not rows:
+        if not rows or not principal.sees_agent(rows[0]["session"]["agentId"]):
             raise NotFound(f"no session {session_id!r}", field="id")
         return [plain(rows[0]["session"])]
 
@@ -251,7 +251,7 @@ class WikiService:
             "queries/continuity/wiki_pages", userId=principal.user_id, slugs=[check_id(slug, "slug")],
             agentId=None, sessionId=None, afterTime=None, afterSlug=None, limit=1,
         )  # fmt: skip
-        if not rows:
+        if not rows or not principal.sees_agent(rows[0]["page"]["agentId"]):
             raise NotFound("no wiki page with this slug", field="slug")
         return page_view(rows[0]["page"])
 
@@ -262,7 +262,7 @@ class WikiService:
         after_time, after_slug = decode_cursor(cursor) if cursor else (None, None)
         rows = await self._db.read(
             "queries/continuity/wiki_pages", userId=principal.user_id, slugs=None,
-            agentId=check_id(agent_id, "agentId") if agent_id else None, sessionId=None,
+            agentId=principal.agent_view(check_id(agent_id, "agentId") if agent_id else None), sessionId=None,
             afterTime=after_time, afterSlug=after_slug, limit=limit + 1,
         )  # fmt: skip
         items = [page_view(r["page"]) for r in rows[:limit]]

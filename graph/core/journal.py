@@ -24,7 +24,7 @@ from typing import Any
 from graph.core.db import Database
 from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
-from graph.core.principals import Principal, Role
+from graph.core.principals import Principal, Role, Scope
 from graph.core.values import MAX_SEQ, plain
 
 
@@ -155,7 +155,7 @@ async def history(gated: Gated, target_id: str, *, after_seq: int | None = None)
     shows them, read under the write gate (so nothing can be added meanwhile)."""
     rows = await gated.run(
         "queries/core/mutations_of_target", targetId=target_id, afterSeq=after_seq, beforeSeq=None,
-        beforePart=None, since=None, role=None, sessionId=None, limit=HISTORY_LIMIT,
+        beforePart=None, since=None, role=None, sessionId=None, limit=HISTORY_LIMIT, scope=None,
     )  # fmt: skip
     return [mutation_view(row["mutation"], gated.user_id) for row in rows]
 
@@ -221,6 +221,7 @@ async def list_mutations(
         "role": role.value if role else None,
         "sessionId": session_id,
         "limit": limit + 1,
+        "scope": Scope.of(principal.scope),
     }
     if target_id is not None:  # a thing's history: through the (userId, targetId) index
         rows = await db.read("queries/core/mutations_of_target", targetId=target_id, afterSeq=None, **params)

@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -33,6 +34,9 @@ class Role(StrEnum):
     SYSTEM = "system"
 
 
+#: An agent id no record carries (ids are 1-128 characters): a list narrowed to it is empty.
+NO_AGENT = ""
+
 #: The roles an API key can carry.
 KEY_ROLES = (Role.HUMAN, Role.AGENT)
 
@@ -44,6 +48,29 @@ class Scope:
 
     ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+
+    def admits(self, note_id: str, tags: Sequence[str] | None) -> bool:
+        """Whether a note with this id and these tags is inside the scope."""
+        return note_id in self.ids or any(t in self.tags for t in tags or ())
+
+    @staticmethod
+    def parse(specs: Sequence[str]) -> Scope | None:
+        """``tag:<tag>`` and ``id:<note id>`` items (the CLI's ``--scope``); none: no scope."""
+        ids: list[str] = []
+        tags: list[str] = []
+        for spec in specs:
+            for item in (part.strip() for part in spec.split(",")):
+                kind, _, value = item.partition(":")
+                if kind not in ("tag", "id") or not value.strip():
+                    raise InvalidInput(
+                        f"a scope item is tag:<tag> or id:<note id> (got {item!r})", field="scope"
+                    )
+                (tags if kind == "tag" else ids).append(value.strip())
+        return Scope(ids=tuple(dict.fromkeys(ids)), tags=tuple(dict.fromkeys(tags))) if ids or tags else None
+
+    def describe(self) -> str:
+        """As the CLI prints it."""
+        return ",".join([*(f"tag:{t}" for t in self.tags), *(f"id:{i}" for i in self.ids)])
 
     def param(self) -> dict[str, list[str]]:
         """As the queries take it (``$scope``, ``$focus``)."""
@@ -69,6 +96,25 @@ class Principal:
     reason: str | None = None
     #: The key's entity scope: the part of the user's knowledge it may see (``None``: all).
     scope: Scope | None = None
+
+    def sees(self, note_id: str, tags: Sequence[str] | None) -> bool:
+        """Whether this caller's key may see the note (no scope: every note of the user)."""
+        return self.scope is None or self.scope.admits(note_id, tags)
+
+    def sees_agent(self, agent_id: str | None) -> bool:
+        """Whether this caller sees an agent's work state (its sessions, their pending actions,
+        tool calls and pages, the goals it set): every agent's, but a scoped key only its own."""
+        return self.scope is None or (self.agent_id is not None and agent_id == self.agent_id)
+
+    def agent_view(self, requested: str | None) -> str | None:
+        """The agent a list of work state is narrowed to: ``requested`` (``None``: all) for an
+        unscoped key; a scoped key's own agent, or :data:`NO_AGENT` when it asked for another
+        or has none."""
+        if self.scope is None:
+            return requested
+        if self.agent_id is None or (requested is not None and requested != self.agent_id):
+            return NO_AGENT
+        return self.agent_id
 
     @property
     def actor(self) -> str:
@@ -96,6 +142,7 @@ class ApiKeyInfo:
     label: str | None
     created_at: datetime | None
     revoked_at: datetime | None
+    scope: Scope | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> ApiKeyInfo:
@@ -109,7 +156,15 @@ class ApiKeyInfo:
             label=row.get("label"),
             created_at=_native(row.get("createdAt")),
             revoked_at=_native(row.get("revokedAt")),
+            scope=_scope(row),
         )
+
+
+def _scope(row: dict[str, Any]) -> Scope | None:
+    """A key's stored scope (``scopeIds``, ``scopeTags``; both null: none)."""
+    if row.get("scopeIds") is None and row.get("scopeTags") is None:
+        return None
+    return Scope(ids=tuple(row.get("scopeIds") or ()), tags=tuple(row.get("scopeTags") or ()))
 
 
 def _native(value: Any) -> datetime | None:
@@ -140,9 +195,15 @@ class ApiKeys:
         self._cache: dict[str, tuple[float, Principal]] = {}
 
     async def create(
-        self, user_id: str, role: Role | str, agent_id: str | None = None, label: str | None = None
+        self,
+        user_id: str,
+        role: Role | str,
+        agent_id: str | None = None,
+        label: str | None = None,
+        scope: Scope | None = None,
     ) -> tuple[ApiKeyInfo, str]:
-        """A new key for a principal; returns its record and the secret (shown once)."""
+        """A new key for a principal; returns its record and the secret (shown once). A key
+        with a ``scope`` sees only that part of the user's knowledge."""
         validate_identifier(user_id, "user")
         if str(role) not in KEY_ROLES:
             raise InvalidInput("role must be 'human' or 'agent'", field="role")
@@ -159,6 +220,8 @@ class ApiKeys:
             role=role.value,
             agentId=agent_id,
             label=label,
+            scopeIds=list(scope.ids) if scope else None,
+            scopeTags=list(scope.tags) if scope else None,
         )
         return ApiKeyInfo.from_row(rows[0]["key"]), secret
 
@@ -192,7 +255,11 @@ class ApiKeys:
             raise Unauthenticated("invalid or revoked API key")
         row = rows[0]
         principal = Principal(
-            user_id=row["userId"], role=Role(row["role"]), agent_id=row.get("agentId"), key_id=row["id"]
+            user_id=row["userId"],
+            role=Role(row["role"]),
+            agent_id=row.get("agentId"),
+            key_id=row["id"],
+            scope=_scope(row),
         )
         if self._cache_seconds > 0:
             if len(self._cache) > 10_000:

@@ -30,7 +30,7 @@ from graph.core import journal
 from graph.core.db import Database
 from graph.core.errors import InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal, Role
+from graph.core.principals import Principal, Role, Scope
 from graph.core.values import check_id, decode_seq_cursor, plain
 from graph.core.vectors import cosine_from_score, score_from_cosine
 
@@ -245,6 +245,7 @@ class CorrectionService:
             targetId=target_id,
             beforeSeq=decode_seq_cursor(cursor) if cursor else None,
             limit=limit + 1,
+            scope=Scope.of(principal.scope),
         )
         items = [correction_view(r["correction"]) for r in rows[:limit]]
         more = len(rows) > limit
@@ -259,6 +260,10 @@ class CorrectionService:
         check_id(session_id, "sessionId")
 
         async def work(gated: Gated) -> dict[str, Any]:
+            if principal.scope is not None:
+                about = await gated.run("queries/knowledge/correction_target", id=correction_id)
+                if not about or not principal.sees(about[0]["targetId"], about[0]["tags"]):
+                    raise NotFound(f"no correction {correction_id!r}", field="id")
             rows = await gated.run(
                 "queries/knowledge/correction_ack", id=correction_id, sessionId=session_id,
                 actionTaken=action_taken,

@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from graph.core.gate import Gated
+from graph.core.principals import Scope
 from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
 
 
@@ -52,9 +53,10 @@ async def find_twins(
     *,
     threshold: float,
     plan: VectorPlanConfig,
+    scope: Scope | None = None,
 ) -> dict[int, Twin]:
-    """For each candidate (by index), an active note, stored or earlier in this batch, with
-    cosine >= ``threshold``.
+    """For each candidate (by index), an active note, stored (inside ``scope``, the key's
+    entity scope, if any) or earlier in this batch, with cosine >= ``threshold``.
 
     Runs under the user's write gate, so no twin can be committed between this look and the
     create, and the plan is chosen from the user's exact note count, never a cached one.
@@ -64,7 +66,7 @@ async def find_twins(
     twins: dict[int, Twin] = {}
     if gated.notes > 0:
         rows = [{"index": c.index, "embedding": c.embedding} for c in candidates]
-        params = {"rows": rows, "minScore": score_from_cosine(threshold) - 1e-9}
+        params = {"rows": rows, "minScore": score_from_cosine(threshold) - 1e-9, "scope": Scope.of(scope)}
         sample = None
         if gated.notes > plan.exact_max_notes:
             [counts] = await gated.run("queries/knowledge/note_counts")

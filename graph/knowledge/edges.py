@@ -15,7 +15,7 @@ from graph.core import journal
 from graph.core.db import Database, Row
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal
+from graph.core.principals import Principal, Scope
 from graph.knowledge import corrections
 from graph.knowledge.models import (
     ALL_REL_TYPES,
@@ -74,7 +74,9 @@ class EdgeService:
         superseded = sorted({e.target_id for e in edges if e.type == EdgeType.SUPERSEDES})
 
         async def work(gated: Gated) -> list[Row] | Proposed:
-            [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=wanted)
+            [found] = await gated.run(
+                "queries/knowledge/notes_existing_ids", ids=wanted, scope=Scope.of(principal.scope)
+            )
             present = set(found["ids"])
             for i, e in enumerate(edges):
                 for name, node_id in (("sourceId", e.source_id), ("targetId", e.target_id)):
@@ -133,14 +135,16 @@ class EdgeService:
 
     async def connections(self, principal: Principal, node_id: str) -> list[dict[str, Any]]:
         """A note's edges in both directions."""
+        scope = Scope.of(principal.scope)
         [found] = await self._db.read(
-            "queries/knowledge/notes_existing_ids", userId=principal.user_id, ids=[node_id]
+            "queries/knowledge/notes_existing_ids", userId=principal.user_id, ids=[node_id], scope=scope
         )
         if not found["ids"]:
             raise NotFound(f"no note {node_id!r}", field="id")
         rows = await self._db.read(
-            "queries/knowledge/edges_of_note", userId=principal.user_id, id=node_id, relTypes=ALL_REL_TYPES
-        )
+            "queries/knowledge/edges_of_note", userId=principal.user_id, id=node_id, relTypes=ALL_REL_TYPES,
+            scope=scope,
+        )  # fmt: skip
         return [edge_view(r["edge"]) for r in rows]
 
     async def disconnect(
@@ -157,6 +161,14 @@ class EdgeService:
         edge into a note whose status a person corrected becomes a proposal."""
 
         async def work(gated: Gated) -> Proposed | None:
+            if principal.scope is not None:  # a scoped key touches only edges inside its scope
+                ends = [node_id, target_id]
+                [found] = await gated.run(
+                    "queries/knowledge/notes_existing_ids", ids=ends, scope=Scope.of(principal.scope)
+                )
+                for name, end in (("id", node_id), ("targetId", target_id)):
+                    if end not in found["ids"]:
+                        raise NotFound(f"no note {end!r}", field=name)
             watched = [target_id] if edge_type == EdgeType.SUPERSEDES else []
             was = await statuses(gated, watched)
             flips = would_flip(was, removing=True)

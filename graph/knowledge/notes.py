@@ -18,9 +18,9 @@ from neo4j import AsyncManagedTransaction
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
-from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal
+from graph.core.principals import Principal, Scope
 from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
@@ -119,6 +119,14 @@ class NoteService:
             if node_id in seen:
                 raise InvalidInput(f"id {node_id!r} appears twice in the batch", field=f"{field_prefix(i)}id")
             seen[node_id] = i
+        if principal.scope is not None:
+            for i, (node_id, note) in enumerate(zip(ids, notes, strict=True)):
+                if not principal.sees(node_id, note.tags):
+                    raise Forbidden(
+                        "this key is scoped: a note it creates must carry one of its tags "
+                        f"({', '.join(principal.scope.tags) or 'none'}) or one of its note ids",
+                        field=f"{field_prefix(i)}tags",
+                    )
         vectors = await self._embeddings(notes, field_prefix)  # slow: before the gate, not under it
         pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
 
@@ -193,6 +201,7 @@ class NoteService:
             [p for p in fresh if p.note.dedupe],
             threshold=self._dedupe_threshold,
             plan=self._plan,
+            scope=principal.scope,
         )
         # What each merge changes on its twin (confidence, tags), as the merge query does it.
         stored_twins = sorted({t.node_id for t in merges.values()} - {p.node_id for p in fresh})
@@ -287,6 +296,12 @@ class NoteService:
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
         if others:
             for row in await gated.run("queries/knowledge/notes_by_ids", ids=others, withEmbedding=False):
+                if not principal.sees(row["node"]["id"], row["node"]["tags"]):
+                    # An id taken by a note this scoped key cannot see: refused, nothing written.
+                    raise Conflict(
+                        f"note id {row['node']['id']!r} is taken outside this key's scope; use another id",
+                        field="id",
+                    )
                 nodes[row["node"]["id"]] = note_view(row["node"])
         return [
             CreateResult(node=None, created=False, proposal=proposals[i])
@@ -336,7 +351,7 @@ class NoteService:
             ids=[node_id],
             withEmbedding=with_embedding,
         )
-        if not rows:
+        if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
             raise NotFound(f"no note {node_id!r}", field="id")
         node: dict[str, Any] = note_view(rows[0]["node"])
         return node
@@ -368,6 +383,7 @@ class NoteService:
                 afterCreatedAt=after_created,
                 afterId=after_id,
                 limit=limit + 1,
+                scope=Scope.of(principal.scope),
             )
             ids = [r["id"] for r in page[:limit]]
             nodes = await run_rows(
@@ -446,7 +462,7 @@ class NoteService:
         or ``None`` for an unchanged text) is no longer the vector of the text this update
         leaves (the caller embeds again). An update of both title and content is never stale."""
         rows = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
-        if not rows:
+        if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
             raise NotFound(f"no note {node_id!r}", field="id")
         now = rows[0]["node"]
         leaves = _patched_text(now, patch)
@@ -518,9 +534,10 @@ class NoteService:
 
         async def work(gated: Gated) -> list[str] | Proposed:
             rows = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=True)
-            if not rows:
+            if not rows or not principal.sees(node_id, rows[0]["note"]["tags"]):
                 raise NotFound(f"no note {node_id!r}", field="id")
             snap = dict(rows[0]["note"])
+            await require_ends_in_scope(gated, principal, snap)
             vector = snap.pop("embedding")
             superseded = superseded_by_snapshot(snap)
             was = await statuses(gated, superseded)
@@ -556,6 +573,23 @@ class NoteService:
         result = await self._gate.write(principal.user_id, work)
         self._sizes.forget(principal.user_id)
         return result
+
+
+async def require_ends_in_scope(gated: Gated, principal: Principal, snap: dict[str, Any]) -> None:
+    """A scoped key may not delete a note connected to notes outside its scope: the delete
+    would remove those edges (and might restore a note it superseded)."""
+    if principal.scope is None:
+        return
+    ends = sorted({e[k] for e in snap.get("edges") or [] for k in ("sourceId", "targetId")} - {snap["id"]})
+    if not ends:
+        return
+    rows = await gated.run("queries/knowledge/notes_by_ids", ids=ends, withEmbedding=False)
+    if any(not principal.sees(r["node"]["id"], r["node"]["tags"]) for r in rows):
+        raise Forbidden(
+            f"note {snap['id']!r} is connected to notes outside this key's scope; only an unscoped key may "
+            "delete it",
+            field="id",
+        )
 
 
 def superseded_by_snapshot(snap: dict[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ from neo4j import AsyncManagedTransaction
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput, NotFound
-from graph.core.principals import Principal
+from graph.core.principals import Principal, Scope
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge.models import (
     ALL_REL_TYPES,
@@ -77,6 +77,7 @@ class RetrievalService:
                 direction=Direction.BOTH.value,
                 sizes=self._sizes,
                 config=self._plan,
+                scope=Scope.of(principal.scope),
             )
             return self._subgraph(found.row)
 
@@ -114,6 +115,7 @@ class RetrievalService:
                 direction=query.direction.value,
                 sizes=self._sizes,
                 config=self._plan,
+                scope=Scope.of(principal.scope),
             )
             subgraph = self._subgraph(found.row)
             vector_score = dict(found.vector_hits)

@@ -130,6 +130,7 @@ async def retrieve(
     direction: str,
     sizes: TenantSizes,
     config: VectorPlanConfig,
+    scope: dict[str, list[str]] | None = None,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
@@ -137,7 +138,8 @@ async def retrieve(
     halves, each ``pool`` long) or ``seeds`` (start from ``seed_ids``: a neighbourhood).
     The vector half uses the user's true top-``pool`` (see the module docstring): when the
     oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
-    with more candidates, then exactly.
+    with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
+    narrows both halves and every hop of the expansion.
     """
     params: dict[str, Any] = {
         "userId": user_id,
@@ -151,6 +153,7 @@ async def retrieve(
         "rrfK": RRF_K,
         "relTypes": rel_types,
         "direction": direction,
+        "scope": scope,
         **filters,
     }
     query = SEARCH_QUERIES[depth]

@@ -288,7 +288,7 @@ class UndoService:
         """Create a removed edge again (409 when one of its notes is gone, or for a loop of
         supersedes edges)."""
         ends = [edge["sourceId"], edge["targetId"]]
-        [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=ends)
+        [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=ends, scope=None)
         if set(found["ids"]) != set(ends):
             raise await self._gone(gated, m, [e for e in ends if e not in found["ids"]])
         kind = EdgeType(edge["type"])

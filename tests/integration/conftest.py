@@ -20,7 +20,7 @@ import pytest_asyncio
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
 from graph.core.embeddings import embedder_dimension
-from graph.core.principals import ApiKeys, Role
+from graph.core.principals import ApiKeys, Role, Scope
 from graph.core.schema import migrate
 from graph.core.settings import Settings
 from graph.core.users import forget_user
@@ -126,10 +126,13 @@ async def make_caller(db: Database, api: ApiProcess) -> AsyncIterator[MakeCaller
     made: list[Caller] = []
 
     async def make(
-        role: Role = Role.HUMAN, agent_id: str | None = None, user_id: str | None = None
+        role: Role = Role.HUMAN,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        scope: Scope | None = None,
     ) -> Caller:
         user = user_id or f"test-{uuid.uuid4().hex[:12]}"
-        info, secret = await ApiKeys(db).create(user, role, agent_id=agent_id)
+        info, secret = await ApiKeys(db).create(user, role, agent_id=agent_id, scope=scope)
         client = httpx.AsyncClient(
             base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30
         )

@@ -10,7 +10,8 @@
 // Notes (and what is about notes: their mutations and proposals) are narrowed by $scope,
 // the key's entity scope, and by $focus, the caller's; a note must pass both, so a caller
 // can only narrow. Each is null (everything) or {ids, tags}: a note is in when its id is
-// listed or it carries a listed tag.
+// listed or it carries a listed tag. A scoped key sees its own agent's work state only
+// ($viewAgent: its sessions, goals, pending actions and pages).
 CALL () {
   OPTIONAL MATCH (w:WikiPage)
   WHERE w.userId = $userId AND w.agentId = $agentId AND w.savedAt IS NOT NULL
@@ -55,7 +56,7 @@ CALL (lastPage) {
 CALL (cutoff) {
   MATCH (s:Session)
   WHERE s.userId = $userId AND s.startedAt IS NOT NULL AND s.id <> coalesce($sessionId, '')
-    AND coalesce(s.endedAt, s.startedAt) >= cutoff
+    AND coalesce(s.endedAt, s.startedAt) >= cutoff AND ($viewAgent IS NULL OR s.agentId = $viewAgent)
   WITH s ORDER BY coalesce(s.endedAt, s.startedAt) DESC, s.id DESC
   WITH collect(s) AS found
   RETURN {count: size(found), items: [s IN found[0..$limit] | s {
@@ -76,38 +77,49 @@ CALL (cutoff, cutoffSeq) {
       }
     ))
   WITH m ORDER BY m.seq DESC, m.part DESC
-  WITH collect(m) AS found
-  RETURN {count: size(found), items: [m IN found[0..$limit] | m {
+  WITH count(m) AS total, collect(m)[0..$limit] AS top
+  RETURN {count: total, items: [m IN top | m {
     .id, .op, .targetType, .targetId, .role, .agentId, .sessionId, .seq, at: m.at.epochMillis
   }]} AS mutations
 }
 CALL (cutoff) {
-  MATCH (n:Knowledge)
-  WHERE n.userId = $userId AND n.updatedAt >= cutoff
-    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-    AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))
-  WITH n, n.createdAt >= cutoff AS isNew
-  ORDER BY isNew DESC, n.confidence DESC, n.updatedAt DESC, n.id
-  WITH collect(n {
-    .id, .title, .type, .source, .confidence, .status, .tags,
-    change: CASE WHEN isNew THEN 'new' ELSE 'updated' END,
-    createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis
-  }) AS found
-  RETURN {
-    count: size(found),
-    newCount: size([x IN found WHERE x.change = 'new']),
-    updatedCount: size([x IN found WHERE x.change = 'updated']),
-    items: found[0..$limit]
-  } AS knowledge
+  // New notes through the (userId, createdAt) index, updated ones through (userId,
+  // updatedAt); the top items are the most recently changed.
+  WITH cutoff,
+    COUNT {
+      MATCH (n:Knowledge)
+      WHERE n.userId = $userId AND n.createdAt >= cutoff
+        AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+        AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))
+    } AS newCount,
+    COUNT {
+      MATCH (n:Knowledge)
+      WHERE n.userId = $userId AND n.updatedAt >= cutoff AND n.createdAt < cutoff
+        AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+        AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))
+    } AS updatedCount
+  CALL (cutoff) {
+    MATCH (n:Knowledge)
+    WHERE n.userId = $userId AND n.updatedAt >= cutoff
+      AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+      AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))
+    WITH n ORDER BY n.updatedAt DESC, n.id DESC LIMIT $limit
+    RETURN collect(n {
+      .id, .title, .type, .source, .confidence, .status, .tags,
+      change: CASE WHEN n.createdAt >= cutoff THEN 'new' ELSE 'updated' END,
+      createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis
+    }) AS top
+  }
+  RETURN {count: newCount + updatedCount, newCount: newCount, updatedCount: updatedCount, items: top} AS knowledge
 }
 CALL (cutoff) {
   CALL () {
     MATCH (g:Goal)
-    WHERE g.userId = $userId AND g.id IS NOT NULL
+    WHERE g.userId = $userId AND g.id IS NOT NULL AND ($viewAgent IS NULL OR g.createdByAgent = $viewAgent)
     RETURN g AS item, 'goal' AS kind, g.title AS text, coalesce(g.closedAt, g.createdAt) AS at
     UNION ALL
     MATCH (p:PendingAction)
-    WHERE p.userId = $userId AND p.id IS NOT NULL
+    WHERE p.userId = $userId AND p.id IS NOT NULL AND ($viewAgent IS NULL OR p.agentId = $viewAgent)
     RETURN p AS item, 'pendingAction' AS kind, p.text AS text, coalesce(p.resolvedAt, p.createdAt) AS at
   }
   WITH item, kind, text, at WHERE at >= cutoff
@@ -124,7 +136,7 @@ CALL (cutoff) {
 }
 CALL (cutoff, lastPage, tier) {
   MATCH (w:WikiPage)
-  WHERE w.userId = $userId AND w.savedAt >= cutoff
+  WHERE w.userId = $userId AND w.savedAt >= cutoff AND ($viewAgent IS NULL OR w.agentId = $viewAgent)
     AND (tier <> 'session_record' OR w.slug <> lastPage.slug)
   WITH w ORDER BY w.savedAt DESC, w.slug DESC
   WITH collect(w) AS found

@@ -2,7 +2,8 @@
 // the last write, the notes most touched by the latest $hotWindow writes of the journal
 // (inside the key's $scope), the active goal stack, the agent's last session, the
 // corrections $sessionId has not acknowledged (within $windowSeconds), open pending
-// actions, proposals waiting for a person, and the skills (without bodies).
+// actions, proposals waiting for a person, and the skills (without bodies). A key with an
+// entity scope sees its own agent's work state only ($viewAgent) and notes in its scope.
 CALL () {
   OPTIONAL MATCH (t:Tenant {userId: $userId})
   RETURN t.notes AS notes, t.seq AS writes
@@ -29,6 +30,7 @@ CALL () {
 CALL () {
   OPTIONAL MATCH (g:Goal)
   WHERE g.userId = $userId AND g.id IS NOT NULL AND g.status = 'active'
+    AND ($viewAgent IS NULL OR g.createdByAgent = $viewAgent)
   WITH g ORDER BY g.createdAt DESC, g.id DESC
   WITH collect(g {.id, .title, .parentId, .status, createdAt: g.createdAt.epochMillis}) AS goals
   RETURN size(goals) AS activeGoals, goals[0..$goalLimit] AS goalStack
@@ -46,7 +48,7 @@ CALL () {
 }
 CALL () {
   OPTIONAL MATCH (s:Session)
-  WHERE s.userId = $userId AND s.startedAt IS NOT NULL
+  WHERE s.userId = $userId AND s.startedAt IS NOT NULL AND ($viewAgent IS NULL OR s.agentId = $viewAgent)
   RETURN count(s) AS sessions
 }
 CALL () {
@@ -66,7 +68,7 @@ CALL () {
 }
 CALL () {
   OPTIONAL MATCH (p:PendingAction)
-  WHERE p.userId = $userId AND p.status = 'open'
+  WHERE p.userId = $userId AND p.status = 'open' AND ($viewAgent IS NULL OR p.agentId = $viewAgent)
   WITH p ORDER BY p.createdAt, p.position, p.id
   WITH collect(p {.id, .text, .carriedCount, createdAt: p.createdAt.epochMillis}) AS open
   RETURN size(open) AS openActions, open[0..3] AS oldestActions
@@ -74,6 +76,10 @@ CALL () {
 CALL () {
   OPTIONAL MATCH (p:Proposal)
   WHERE p.userId = $userId AND p.seq IS NOT NULL AND p.status = 'pending'
+    AND ($scope IS NULL OR all(id IN [split(p.targetId, ' ')[0], last(split(p.targetId, ' '))]
+      WHERE id IN $scope.ids OR EXISTS {
+        MATCH (k:Knowledge {userId: $userId, id: id}) WHERE any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)
+      }))
   RETURN count(p) AS waitingProposals
 }
 CALL () {

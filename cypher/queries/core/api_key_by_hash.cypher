@@ -1,4 +1,6 @@
-// Resolve a presented key to its principal; revoked keys resolve to nothing.
+// Resolve a presented key to its principal (with its entity scope, if any); revoked keys
+// resolve to nothing.
 MATCH (k:ApiKey {hash: $hash})
 WHERE k.revokedAt IS NULL
-RETURN k.id AS id, k.userId AS userId, k.role AS role, k.agentId AS agentId
+RETURN k.id AS id, k.userId AS userId, k.role AS role, k.agentId AS agentId,
+  k.scopeIds AS scopeIds, k.scopeTags AS scopeTags

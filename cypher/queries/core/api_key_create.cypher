@@ -3,9 +3,10 @@
 CREATE (k:ApiKey {
   id: $id, hash: $hash, prefix: $prefix,
   userId: $userId, role: $role, agentId: $agentId, label: $label,
+  scopeIds: $scopeIds, scopeTags: $scopeTags,
   createdAt: datetime()
 })
 WITH k
 OPTIONAL MATCH (t:Tenant {userId: $userId})
 REMOVE t.forgottenAt
-RETURN k {.id, .prefix, .userId, .role, .agentId, .label, .createdAt, .revokedAt} AS key
+RETURN k {.id, .prefix, .userId, .role, .agentId, .label, .scopeIds, .scopeTags, .createdAt, .revokedAt} AS key

@@ -2,5 +2,5 @@
 MATCH (k:ApiKey)
 WHERE ($userId IS NULL OR k.userId = $userId)
   AND ($includeRevoked OR k.revokedAt IS NULL)
-RETURN k {.id, .prefix, .userId, .role, .agentId, .label, .createdAt, .revokedAt} AS key
+RETURN k {.id, .prefix, .userId, .role, .agentId, .label, .scopeIds, .scopeTags, .createdAt, .revokedAt} AS key
 ORDER BY k.createdAt, k.id

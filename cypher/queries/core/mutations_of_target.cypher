@@ -1,6 +1,6 @@
 // The history of one thing of a user's (a note, an edge, a thread, a session, the profile),
 // newest first, through the (userId, targetId) index, with the same filters and cursor as
-// the whole journal; the write gate and undo read it to see what changed a thing since.
+// the whole journal (and the same entity scope); the write gate and undo read it to see what changed a thing since.
 MATCH (m:Mutation {userId: $userId, targetId: $targetId})
 WHERE ($beforeSeq IS NULL OR m.seq < $beforeSeq
        OR (m.seq = $beforeSeq AND coalesce(m.part, 0) < $beforePart))
@@ -8,6 +8,9 @@ WHERE ($beforeSeq IS NULL OR m.seq < $beforeSeq
   AND ($since IS NULL OR m.at >= datetime($since))
   AND ($role IS NULL OR m.role = $role)
   AND ($sessionId IS NULL OR m.sessionId = $sessionId)
+  AND ($scope IS NULL OR (EXISTS { (m)-[:CHANGED]->(:Knowledge) } AND NOT EXISTS {
+        MATCH (m)-[:CHANGED]->(k:Knowledge)
+        WHERE NOT (k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)) }))
 WITH m
 ORDER BY m.seq DESC, m.part DESC
 LIMIT $limit

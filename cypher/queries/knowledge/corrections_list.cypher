@@ -1,10 +1,13 @@
-// A user's corrections, newest first; with $unacknowledgedBy, only the active ones of the
+// A user's corrections, newest first (of notes inside the key's entity scope, if any); with $unacknowledgedBy, only the active ones of the
 // last $windowSeconds that this session has not acknowledged.
 MATCH (c:Correction)
 USING INDEX c:Correction(userId, seq)
 WHERE c.userId = $userId AND c.seq IS NOT NULL
   AND ($beforeSeq IS NULL OR c.seq < $beforeSeq)
   AND ($targetId IS NULL OR c.targetId = $targetId)
+  AND ($scope IS NULL OR c.targetId IN $scope.ids OR EXISTS {
+        MATCH (k:Knowledge {userId: $userId, id: c.targetId})
+        WHERE any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags) })
   AND ($unacknowledgedBy IS NULL OR (
         c.status = 'active'
         AND c.at >= datetime() - duration({seconds: $windowSeconds})

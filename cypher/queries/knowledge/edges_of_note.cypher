@@ -1,6 +1,7 @@
-// A note's edges in both directions.
+// A note's edges in both directions (to notes the key's entity scope, if any, lets it see).
 MATCH (n:Knowledge {userId: $userId, id: $id})-[r]-(m:Knowledge)
 WHERE m.userId = $userId AND type(r) IN $relTypes
+  AND ($scope IS NULL OR m.id IN $scope.ids OR any(t IN coalesce(m.tags, []) WHERE t IN $scope.tags))
 RETURN {
   type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
   createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note

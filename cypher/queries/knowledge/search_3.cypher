@@ -9,6 +9,7 @@
 //  3. the edges among all returned notes.
 // `matched` tells the caller whether the index plan found enough; if not, it asks again
 // with more candidates. One file per depth: Cypher path bounds cannot be parameters.
+// A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NOT NULL
   CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
@@ -17,6 +18,7 @@ CALL () {
     AND ($sources IS NULL OR n.source IN $sources)
     AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
     AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
     AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
     AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
   WITH n, score ORDER BY score DESC, n.id
@@ -30,6 +32,7 @@ CALL () {
     AND ($sources IS NULL OR n.source IN $sources)
     AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
     AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
     AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
     AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
   WITH n, vector.similarity.cosine(n.embedding, vector) AS score
@@ -45,6 +48,7 @@ CALL () {
     AND ($sources IS NULL OR n.source IN $sources)
     AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
     AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
     AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
     AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
   WITH n, score ORDER BY score DESC, n.id LIMIT $pool
@@ -70,12 +74,14 @@ WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds
 CALL (hitIds) {
   MATCH (h:Knowledge)
   WHERE h.userId = $userId AND h.id IN hitIds
+    AND ($scope IS NULL OR h.id IN $scope.ids OR any(t IN coalesce(h.tags, []) WHERE t IN $scope.tags))
   RETURN collect(h) AS hits
 }
 CALL (hits, hitIds) {
   UNWIND hits AS h
   MATCH p = (h)((a:Knowledge)-[r]-(b:Knowledge)
     WHERE type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
+      AND ($scope IS NULL OR b.id IN $scope.ids OR any(t IN coalesce(b.tags, []) WHERE t IN $scope.tags))
       AND ($direction = 'both'
            OR ($direction = 'out' AND startNode(r) = a)
            OR ($direction = 'in' AND endNode(r) = a))

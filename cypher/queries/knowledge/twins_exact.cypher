@@ -1,8 +1,11 @@
-// For each new vector, the most similar active note of the user at or above $minScore.
+// For each new vector, the most similar active note of the user at or above $minScore
+// (inside the key's entity scope, when it has one: a scoped key never merges into a note
+// it cannot see).
 UNWIND $rows AS row
 CALL (row) {
   MATCH (n:Knowledge)
   WHERE n.userId = $userId AND n.status = 'active'
+    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
   WITH n, vector.similarity.cosine(n.embedding, row.embedding) AS score
   WHERE score >= $minScore
   RETURN n.id AS matchId, score

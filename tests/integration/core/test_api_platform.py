@@ -53,6 +53,7 @@ async def test_a_key_resolves_to_its_principal(make_caller: MakeCaller) -> None:
         "role": "agent",
         "agentId": "claude-code",
         "keyId": agent.key_id,
+        "scope": None,  # an unscoped key sees all of the user's memory
     }
 
 

@@ -52,6 +52,25 @@ async def test_keys_create_list_revoke(api: ApiProcess, db: Database) -> None:
         await forget_user(db, user)
 
 
+async def test_a_key_made_with_a_scope_sees_only_that_part(api: ApiProcess, db: Database) -> None:
+    user = f"cli-{uuid.uuid4().hex[:10]}"
+    try:
+        created = ctxnet(
+            "keys", "create", "--user", user, "--role", "agent", "--agent", "helper",
+            "--scope", "tag:billing", "--scope", "id:n-2,tag:invoices",
+        )  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        assert "scope tag:billing,tag:invoices,id:n-2" in created.stdout
+        headers = {"Authorization": f"Bearer {created.stdout.strip().splitlines()[-1]}"}
+        me = httpx.get(f"{api.base_url}/v1/me", headers=headers).json()
+        assert me["scope"] == {"ids": ["n-2"], "tags": ["billing", "invoices"]}
+        assert "scope=tag:billing,tag:invoices,id:n-2" in ctxnet("keys", "list", "--user", user).stdout
+        bad = ctxnet("keys", "create", "--user", user, "--role", "agent", "--scope", "owner:me")
+        assert bad.returncode != 0 and "tag:<tag> or id:<note id>" in bad.stderr
+    finally:
+        await forget_user(db, user)
+
+
 def test_bad_role_is_refused(neo4j_server: None) -> None:
     done = ctxnet("keys", "create", "--user", "x", "--role", "admin")
     assert done.returncode != 0
