@@ -1,6 +1,6 @@
-"""``python -m bench``: every benchmark, one after the other (about 80 minutes on 2 cores)."""
+"""``python -m bench``: every benchmark, one after the other (about 100 minutes on 2 cores)."""
 
-from bench import continuity, conversations, integrity, journal, knowledge, load, platform
+from bench import continuity, conversations, integrity, journal, knowledge, load, platform, wakeup
 
 platform.main()
 knowledge.main()
@@ -9,3 +9,4 @@ integrity.main()
 load.main()
 continuity.main()
 journal.main()
+wakeup.main()

@@ -19,7 +19,7 @@ Measured server-side (the API's ``Server-Timing``), taking turns request by requ
   statement; and with an explicit cutoff before everything (the worst case: every note and
   every mutation is news);
 * ``POST /v1/brief`` at a 2,000-token budget, beside the local embedder alone on the task
-  and the four statements it runs (decisions, notes, insights, pages) raw.
+  and the three statements it runs (the note search, insight recall, pages) raw.
 
 Run with ``python -m bench.wakeup`` (``quick`` for a small run that is not saved).
 """
@@ -45,7 +45,6 @@ from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
-from graph.knowledge.models import KnowledgeType
 from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
@@ -215,7 +214,7 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
             "MATCH (n:Knowledge) RETURN count(n) AS total, count(CASE WHEN n.userId = $u THEN 1 END) AS mine",
             u=USER,
         ).records
-        candidates = plan.index_candidates(20, counts["mine"], counts["total"])
+        candidates = plan.index_candidates(30, counts["mine"], counts["total"])
         [journal] = driver.execute_query(
             "MATCH (m:Mutation {userId: $u}) RETURN count(m) AS n", u=USER
         ).records
@@ -284,11 +283,12 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
                     spent[side] = time.perf_counter() - t0
                 else:
                     [vector] = asyncio.run(embedder.embed([goal]))
-                    searched = {**search_1_params(USER), "topK": 10, "candidates": candidates,
-                                "vector": vector, "lucene": lucene_query(goal, USER)}  # fmt: skip
+                    searched = {
+                        **search_1_params(USER), "topK": 15, "pool": 30, "textCandidates": 120,
+                        "candidates": candidates, "vector": vector, "lucene": lucene_query(goal, USER),
+                    }  # fmt: skip
                     spent[side] = (
-                        raw(search_query, **{**searched, "types": [KnowledgeType.DECISION.value], "topK": 5})
-                        + raw(search_query, **searched)
+                        raw(search_query, **searched)
                         + raw(recall_query, userId=USER, vector=vector, limit=10)
                         + raw(pages_query, userId=USER, agentId=None, vector=vector, minScore=0.65, limit=5)
                     )

@@ -2,8 +2,8 @@
 
 Not "what happened" (catch_up) but "prime me for this task": from a short task description,
 the decisions (notes of type decision), the other knowledge notes, the saved session pages
-and the insights most relevant to it, each section ranked by its own search (hybrid for
-notes, semantic for insights and pages), as one markdown text and as data.
+and the insights most relevant to it, as one markdown text and as data. Notes come from one
+hybrid search (the top 15, split by type), insights from recall, pages by cosine.
 
 It fits ``tokenBudget``, counted offline with the context bridge's tokenizer
 (:mod:`graph.continuity.tokens`). The bundle is one ranking across sections by reciprocal
@@ -27,7 +27,7 @@ from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import plain
 from graph.core.vectors import cosine_from_score
-from graph.knowledge.models import KnowledgeType, SearchFilters, SearchMode, SearchQuery
+from graph.knowledge.models import KnowledgeType, SearchMode, SearchQuery
 from graph.knowledge.retrieval import RetrievalService
 
 #: The bundle's sections, in the order the text shows them.
@@ -44,7 +44,6 @@ LIMITS = {"decisions": 5, "knowledge": 10, "pages": 5, "insights": 10}
 RRF_K = 60
 #: Ties in relevance keep the earlier section's item (a decision outlasts a note).
 _SECTION_ORDER = {s: n for n, s in enumerate(SECTIONS)}
-_NOT_DECISIONS = tuple(t for t in KnowledgeType if t is not KnowledgeType.DECISION)
 
 
 @dataclass
@@ -121,22 +120,27 @@ class BriefService:
         self._min_similarity = min_similarity
 
     async def _notes(
-        self, principal: Principal, task: str, vector: list[float], decisions: bool
-    ) -> list[dict[str, Any]]:
-        types = (KnowledgeType.DECISION,) if decisions else _NOT_DECISIONS
+        self, principal: Principal, task: str, vector: list[float]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Decisions and the other notes, from one hybrid search: the top of the fused
+        ranking, split by type (a search filtered to decisions alone would make the vector
+        plan oversample the shared index for a handful of notes)."""
         found = await self._retrieval.search(
             principal,
             SearchQuery(
-                query=task, top_k=LIMITS["decisions" if decisions else "knowledge"], mode=SearchMode.HYBRID,
-                expand_connections=False, embedding=vector, filters=SearchFilters(types=types),
+                query=task, top_k=LIMITS["decisions"] + LIMITS["knowledge"], mode=SearchMode.HYBRID,
+                expand_connections=False, embedding=vector,
             ),
         )  # fmt: skip
         keep = ("id", "title", "content", "type", "confidence", "status")
-        return [
+        hits = [
             {k: h["node"][k] for k in keep}
             for h in found["hits"]
             if "textScore" in h or h.get("vectorScore", 0.0) >= self._min_similarity
         ]
+        decisions = [h for h in hits if h["type"] == KnowledgeType.DECISION.value][: LIMITS["decisions"]]
+        others = [h for h in hits if h["type"] != KnowledgeType.DECISION.value][: LIMITS["knowledge"]]
+        return decisions, others
 
     async def _pages(self, principal: Principal, vector: list[float]) -> list[dict[str, Any]]:
         rows = await self._db.read(
@@ -163,9 +167,8 @@ class BriefService:
         """The bundle for ``task`` within ``token_budget`` tokens."""
         task = _flat(task)
         [vector] = await self._embedder.embed([task])
-        decisions, knowledge, pages, insights = await asyncio.gather(
-            self._notes(principal, task, vector, decisions=True),
-            self._notes(principal, task, vector, decisions=False),
+        (decisions, knowledge), pages, insights = await asyncio.gather(
+            self._notes(principal, task, vector),
             self._pages(principal, vector) if principal.scope is None else _nothing(),
             self._insights_for(principal, task, vector) if principal.scope is None else _nothing(),
         )

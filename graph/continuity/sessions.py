@@ -92,6 +92,8 @@ class SessionService:
         if not principal.sees_agent(agent_id):
             raise Forbidden("this key is scoped: it starts sessions of its own agent only", field="agentId")
         session_id = check_id(new.id) if new.id else uuid.uuid4().hex
+        if new.thread_id is not None and principal.scope is not None:
+            raise Forbidden("this key is scoped: conversations are outside any scope", field="threadId")
         if new.thread_id is not None:
             await require_thread(self._db, principal.user_id, check_id(new.thread_id, "threadId"), "threadId")
         asked = (agent_id, new.topic, new.opening_message, new.thread_id)

@@ -13,10 +13,11 @@
 // listed or it carries a listed tag. A scoped key sees its own agent's work state only
 // ($viewAgent: its sessions, goals, pending actions and pages).
 CALL () {
-  OPTIONAL MATCH (w:WikiPage)
+  MATCH (w:WikiPage)
+  USING INDEX w:WikiPage(userId, agentId, savedAt)
   WHERE w.userId = $userId AND w.agentId = $agentId AND w.savedAt IS NOT NULL
-  WITH w ORDER BY w.savedAt DESC LIMIT 1
-  RETURN w AS lastPage
+  WITH w ORDER BY w.userId DESC, w.agentId DESC, w.savedAt DESC LIMIT 1
+  RETURN collect(w)[0] AS lastPage
 }
 CALL () {
   OPTIONAL MATCH (a:Access {userId: $userId, actor: $actor})
@@ -38,10 +39,14 @@ WITH lastPage, lastAccess, tier,
   END AS cutoff,
   CASE tier WHEN 'session_record' THEN lastPage.savedSeq ELSE null END AS cutoffSeq
 CALL (lastPage) {
-  OPTIONAL MATCH (s:Session)
-  WHERE lastPage IS NULL AND s.userId = $userId AND s.agentId = $agentId AND s.startedAt IS NOT NULL
-    AND s.id <> coalesce($sessionId, '')
-  WITH s ORDER BY s.startedAt DESC LIMIT 1
+  CALL (lastPage) {
+    MATCH (s:Session)
+    USING INDEX s:Session(userId, agentId, startedAt)
+    WHERE lastPage IS NULL AND s.userId = $userId AND s.agentId = $agentId AND s.startedAt IS NOT NULL
+      AND s.id <> coalesce($sessionId, '')
+    WITH s ORDER BY s.userId DESC, s.agentId DESC, s.startedAt DESC LIMIT 1
+    RETURN collect(s)[0] AS s
+  }
   RETURN CASE
     WHEN lastPage IS NOT NULL THEN {
       sessionId: lastPage.sessionId, slug: lastPage.slug, title: lastPage.title,
@@ -65,17 +70,26 @@ CALL (cutoff) {
   }]} AS sessions
 }
 CALL (cutoff, cutoffSeq) {
-  MATCH (m:Mutation)
-  WHERE m.userId = $userId AND m.at >= cutoff
-    AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
-    AND ($scope IS NULL AND $focus IS NULL OR (
-      EXISTS { (m)-[:CHANGED]->(:Knowledge) }
+  // Unnarrowed (the common case) the journal is read through its index alone; a scope makes
+  // each mutation show its notes. Only one branch yields a row to start from (a WHERE on
+  // the parameters would be planned after the index seek, which would run both).
+  CALL (cutoff, cutoffSeq) {
+    UNWIND CASE WHEN $scope IS NULL AND $focus IS NULL THEN [cutoff] ELSE [] END AS since
+    MATCH (m:Mutation)
+    WHERE m.userId = $userId AND m.at >= since AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
+    RETURN m
+    UNION ALL
+    UNWIND CASE WHEN $scope IS NULL AND $focus IS NULL THEN [] ELSE [cutoff] END AS since
+    MATCH (m:Mutation)
+    WHERE m.userId = $userId AND m.at >= since AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
+      AND EXISTS { (m)-[:CHANGED]->(:Knowledge) }
       AND NOT EXISTS {
         MATCH (m)-[:CHANGED]->(k:Knowledge)
         WHERE NOT (($scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags))
                AND ($focus IS NULL OR k.id IN $focus.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $focus.tags)))
       }
-    ))
+    RETURN m
+  }
   WITH m ORDER BY m.seq DESC, m.part DESC
   WITH count(m) AS total, collect(m)[0..$limit] AS top
   RETURN {count: total, items: [m IN top | m {
@@ -94,6 +108,7 @@ CALL (cutoff) {
     } AS newCount,
     COUNT {
       MATCH (n:Knowledge)
+      USING INDEX n:Knowledge(userId, updatedAt)
       WHERE n.userId = $userId AND n.updatedAt >= cutoff AND n.createdAt < cutoff
         AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
         AND ($focus IS NULL OR n.id IN $focus.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $focus.tags))

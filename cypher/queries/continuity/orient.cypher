@@ -9,15 +9,19 @@ CALL () {
   RETURN t.notes AS notes, t.seq AS writes
 }
 CALL () {
-  OPTIONAL MATCH (m:Mutation)
+  // The newest write and the latest $hotWindow: read in the order of the (userId, seq)
+  // index, newest first, never the whole journal.
+  MATCH (m:Mutation)
+  USING INDEX m:Mutation(userId, seq)
   WHERE m.userId = $userId AND m.seq IS NOT NULL
-  WITH m ORDER BY m.seq DESC LIMIT 1
-  RETURN m.at.epochMillis AS lastWriteAt
+  WITH m ORDER BY m.userId DESC, m.seq DESC LIMIT 1
+  RETURN collect(m.at.epochMillis)[0] AS lastWriteAt
 }
 CALL () {
-  OPTIONAL MATCH (m:Mutation)
+  MATCH (m:Mutation)
+  USING INDEX m:Mutation(userId, seq)
   WHERE m.userId = $userId AND m.seq IS NOT NULL
-  WITH m ORDER BY m.seq DESC LIMIT $hotWindow
+  WITH m ORDER BY m.userId DESC, m.seq DESC LIMIT $hotWindow
   MATCH (m)-[:CHANGED]->(k:Knowledge)
   WHERE $scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)
   WITH k, count(m) AS touches, max(m.at) AS lastAt
@@ -36,10 +40,24 @@ CALL () {
   RETURN size(goals) AS activeGoals, goals[0..$goalLimit] AS goalStack
 }
 CALL () {
-  OPTIONAL MATCH (s:Session)
-  WHERE s.userId = $userId AND s.startedAt IS NOT NULL
-    AND ($agentId IS NULL OR s.agentId = $agentId) AND s.id <> coalesce($sessionId, '')
-  WITH s ORDER BY s.startedAt DESC LIMIT 1
+  // The agent's newest session in the order of its index; a caller of no agent, anyone's.
+  CALL () {
+    MATCH (s:Session)
+    USING INDEX s:Session(userId, agentId, startedAt)
+    WHERE $agentId IS NOT NULL AND s.userId = $userId AND s.agentId = $agentId AND s.startedAt IS NOT NULL
+      AND s.id <> coalesce($sessionId, '')
+    WITH s ORDER BY s.userId DESC, s.agentId DESC, s.startedAt DESC LIMIT 1
+    RETURN collect(s)[0] AS mine
+  }
+  CALL () {
+    MATCH (s:Session)
+    USING INDEX s:Session(userId, startedAt)
+    WHERE $agentId IS NULL AND s.userId = $userId AND s.startedAt IS NOT NULL
+      AND s.id <> coalesce($sessionId, '')
+    WITH s ORDER BY s.userId DESC, s.startedAt DESC LIMIT 1
+    RETURN collect(s)[0] AS anyone
+  }
+  WITH coalesce(mine, anyone) AS s
   RETURN CASE WHEN s IS NULL THEN null ELSE s {
     .id, .agentId, .topic, .topics, .status, .summary,
     startedAt: s.startedAt.epochMillis, endedAt: s.endedAt.epochMillis,
@@ -67,11 +85,11 @@ CALL () {
   RETURN size(corrections) AS unacknowledged, corrections[0..$correctionLimit] AS lastCorrections
 }
 CALL () {
-  OPTIONAL MATCH (p:PendingAction)
+  MATCH (p:PendingAction)
   WHERE p.userId = $userId AND p.status = 'open' AND ($viewAgent IS NULL OR p.agentId = $viewAgent)
   WITH p ORDER BY p.createdAt, p.position, p.id
-  WITH collect(p {.id, .text, .carriedCount, createdAt: p.createdAt.epochMillis}) AS open
-  RETURN size(open) AS openActions, open[0..3] AS oldestActions
+  WITH count(p) AS openActions, collect(p)[0..3] AS oldest
+  RETURN openActions, [p IN oldest | p {.id, .text, .carriedCount, createdAt: p.createdAt.epochMillis}] AS oldestActions
 }
 CALL () {
   OPTIONAL MATCH (p:Proposal)

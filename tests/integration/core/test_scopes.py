@@ -168,6 +168,8 @@ async def test_every_way_to_widen_a_scope_fails(make_caller: MakeCaller) -> None
         assert refused.status_code == 403, (path, refused.text)
     other = await scoped.http.post("/v1/sessions", json={"agentId": "writer"})
     assert other.status_code == 403 and other.json()["error"]["field"] == "agentId"
+    threaded = await scoped.http.post("/v1/sessions", json={"threadId": "any-thread"})
+    assert threaded.status_code == 403 and threaded.json()["error"]["field"] == "threadId"
     assert (await agent.http.post("/v1/sessions", json={"id": "theirs"})).status_code == 201
     assert (await scoped.http.get("/v1/sessions/theirs")).status_code == 404
     assert (await scoped.http.get("/v1/sessions", params={"agentId": "writer"})).json()["items"] == []
