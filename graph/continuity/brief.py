@@ -70,10 +70,16 @@ def _page_line(p: dict[str, Any]) -> str:
     line = f"- On {p['savedAt'][:10]}, session {_flat(p['title'])!r} (page {p['slug']}) was saved: "
     line += _flat(p["summary"])
     if p.get("decisions"):
-        line += " Decided: " + "; ".join(_flat(d) for d in p["decisions"]) + "."
+        line += " Decided: " + _listed(p["decisions"])
     if p.get("openQuestions"):
-        line += " Left open: " + "; ".join(_flat(q) for q in p["openQuestions"]) + "."
+        line += " Left open: " + _listed(p["openQuestions"])
     return line
+
+
+def _listed(items: list[str]) -> str:
+    """Items as one sentence: ``a; b; c.`` (no full stop after a question mark)."""
+    text = "; ".join(_flat(i) for i in items)
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _insight_line(i: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from graph.core.db import Database
 from graph.core.principals import Principal, Scope
-from graph.core.values import plain
+from graph.core.values import iso_millis, plain
 
 SECTIONS = ("sessions", "mutations", "knowledge", "work", "wiki", "approvals")
 MAX_PER_SECTION = 50
@@ -60,7 +60,7 @@ class CatchUpService:
                 "queries/continuity/access_touch", userId=principal.user_id, actor=principal.actor
             )
         answer: dict[str, Any] = {
-            "cutoff": row["cutoff"],
+            "cutoff": iso_millis(row["cutoff"]),
             "cutoffTier": row["tier"],
             "cutoffClock": "recorded",
             "myLastSession": plain(row["myLastSession"]),

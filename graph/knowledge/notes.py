@@ -491,9 +491,16 @@ class NoteService:
                     fields=hits, corrections=[held[k] for k in hits],
                 ))  # fmt: skip
         written: set[str] = set()
+        replaced: list[float] | None = None
         if not corrections.is_agent(principal):
-            [snap] = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=False)
+            [snap] = await gated.run(
+                "queries/knowledge/note_snapshot", id=node_id, withEmbedding=not unchanged
+            )
             written = await corrections.agent_written(gated, node_id, snap["note"]["createdByRole"])
+            if written & set(changed) & TEXT_FIELDS:
+                # The agent's text a person corrects away keeps its vector with the correction:
+                # an agent's later create of a twin of it becomes a proposal, as for a delete.
+                replaced = snap["note"]["embedding"]
         await gated.run(
             "queries/knowledge/note_update",
             id=node_id,
@@ -509,7 +516,7 @@ class NoteService:
         if written & set(changed):
             await corrections.record(
                 gated, principal, mutation_id=mutation_id, kind="update", node_id=node_id,
-                fields=written & set(changed), before=before, after=changed,
+                fields=written & set(changed), before=before, after=changed, embedding=replaced,
             )  # fmt: skip
         if then is not None:
             await then(gated, [mutation_id])
@@ -663,6 +670,8 @@ def snapshot_state(snap: dict[str, Any]) -> dict[str, Any]:
 
 #: How often an update re-embeds because its note's text changed while it was embedding.
 _PATCH_ATTEMPTS = 5
+#: The fields a note is embedded from: correcting them away changes what the note says.
+TEXT_FIELDS = frozenset({"title", "content"})
 
 
 def _patched_text(note: dict[str, Any], patch: NotePatch) -> tuple[str, str]:

@@ -5,7 +5,8 @@
 // session page (session_record); else the actor's last catch_up (last_access); else 24
 // hours ago. Every time is the service's recording clock (when a change was written),
 // never an event time a caller supplied. From a saved page, the journal is cut at the
-// page's own write (its seq), so the save itself is not news.
+// page's own write (its seq), so the save itself is not news; nor is what the calling
+// session ($sessionId) did itself.
 //
 // Notes (and what is about notes: their mutations and proposals) are narrowed by $scope,
 // the key's entity scope, and by $focus, the caller's; a note must pass both, so a caller
@@ -77,11 +78,13 @@ CALL (cutoff, cutoffSeq) {
     UNWIND CASE WHEN $scope IS NULL AND $focus IS NULL THEN [cutoff] ELSE [] END AS since
     MATCH (m:Mutation)
     WHERE m.userId = $userId AND m.at >= since AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
+      AND ($sessionId IS NULL OR NOT $sessionId IN [coalesce(m.sessionId, ''), m.targetId])
     RETURN m
     UNION ALL
     UNWIND CASE WHEN $scope IS NULL AND $focus IS NULL THEN [] ELSE [cutoff] END AS since
     MATCH (m:Mutation)
     WHERE m.userId = $userId AND m.at >= since AND (cutoffSeq IS NULL OR m.seq > cutoffSeq)
+      AND ($sessionId IS NULL OR NOT $sessionId IN [coalesce(m.sessionId, ''), m.targetId])
       AND EXISTS { (m)-[:CHANGED]->(:Knowledge) }
       AND NOT EXISTS {
         MATCH (m)-[:CHANGED]->(k:Knowledge)
@@ -175,6 +178,6 @@ CALL (cutoff) {
     .id, .op, .targetId, .role, .agentId, .fields, createdAt: p.createdAt.epochMillis
   }]} AS approvals
 }
-RETURN toString(cutoff) AS cutoff, tier, lastAccess IS NOT NULL AS accessed,
+RETURN cutoff.epochMillis AS cutoff, tier, lastAccess IS NOT NULL AS accessed,
   lastAccess IS NULL OR lastAccess < datetime() - duration('PT60S') AS accessStale,
   myLastSession, sessions, mutations, knowledge, work, wiki, approvals

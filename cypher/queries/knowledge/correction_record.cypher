@@ -1,5 +1,6 @@
 // A person's correction of agent-written fields of a note, linked to its mutation. A
-// delete keeps the note's vector, so an agent's create of a twin of it becomes a proposal.
+// delete keeps the note's vector, a correction of its title or content the vector of the
+// text it replaced, so an agent's create of a twin of either becomes a proposal.
 MATCH (m:Mutation {userId: $userId, id: $mutationId})
 CREATE (c:Correction {
   userId: $userId, id: $id, seq: $seq, mutationId: $mutationId, kind: $kind,

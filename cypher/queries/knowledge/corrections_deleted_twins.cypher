@@ -1,9 +1,11 @@
-// For each new vector, the nearest note a person deleted from an agent (an active delete
-// correction keeps that note's vector) at or above $minScore: an agent may not write it back.
+// For each new vector, the nearest agent text a person took away at or above $minScore: a
+// note they deleted, or the title and content they corrected (an active correction keeps
+// the vector of what it removed). An agent may not write it back.
 UNWIND $rows AS row
 CALL (row) {
-  MATCH (c:Correction {userId: $userId, kind: 'delete'})
-  WHERE c.status = 'active' AND c.embedding IS NOT NULL
+  MATCH (c:Correction)
+  WHERE c.userId = $userId AND c.kind IN ['delete', 'update']
+    AND c.status = 'active' AND c.embedding IS NOT NULL
   WITH c, vector.similarity.cosine(c.embedding, row.embedding) AS score
   WHERE score >= $minScore
   RETURN c.id AS correctionId, c.targetId AS targetId, score

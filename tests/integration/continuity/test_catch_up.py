@@ -3,6 +3,7 @@ scope, the per-section limit, and that it writes nothing but the caller's last a
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -89,11 +90,16 @@ async def test_the_cutoff_tiers_and_sections(make_caller: MakeCaller, db: Databa
     assert [w["slug"] for w in news["wiki"]["items"]] == [other_page.json()["page"]["slug"]]
     assert [p["id"] for p in news["approvals"]["items"]] == [ids["proposal"]]
     assert news["approvals"]["waiting"] == 1
+    # What the calling session did itself is not news to it.
+    assert (await agent.http.post("/v1/sessions", json={"id": "s3"})).status_code == 201
+    own = await agent.http.post("/v1/catch-up", json={}, headers={"X-Session-ID": "s3"})
+    assert own.status_code == 200 and own.json()["mutations"]["count"] == news["mutations"]["count"]
+    assert "s3" not in {m["targetId"] for m in own.json()["mutations"]["items"]}
 
     # An explicit time wins, and reaches back to everything; the limit caps the items only.
     explicit = await catch_up(agent, since=first["cutoff"], limitPerSection=2)
     assert explicit["cutoffTier"] == "explicit"
-    assert explicit["sessions"]["count"] == 2 and len(explicit["sessions"]["items"]) == 2
+    assert explicit["sessions"]["count"] == 3 and len(explicit["sessions"]["items"]) == 2  # s1, s2, s3
     assert explicit["knowledge"]["count"] == 4 and len(explicit["knowledge"]["items"]) == 2
     assert explicit["wiki"]["count"] == 2
     # The entity scope narrows the notes, and the journal and approvals about notes.
@@ -126,6 +132,14 @@ async def test_catch_up_writes_nothing_but_the_last_access(make_caller: MakeCall
     # A person's key has its own last access, apart from the agents of the user.
     actors = await inspect(db, "MATCH (a:Access {userId: $u}) RETURN a.actor AS actor", u=person.user_id)
     assert actors == [{"actor": f"key:{person.key_id}"}]
+    # Concurrent catch_ups of one agent record one last access, and each answers.
+    agent = await make_caller(Role.AGENT, agent_id="racer", user_id=person.user_id)
+    raced = await asyncio.gather(*[agent.http.post("/v1/catch-up", json={}) for _ in range(8)])
+    assert all(a.status_code == 200 for a in raced), [a.text for a in raced]
+    racers = await inspect(
+        db, "MATCH (a:Access {userId: $u, actor: 'agent:racer'}) RETURN a", u=person.user_id
+    )
+    assert len(racers) == 1
     # Bad input is a 422 naming the field.
     naive = await person.http.post("/v1/catch-up", json={"since": "2026-12-01T09:00:00"})
     assert naive.status_code == 422 and naive.json()["error"]["field"] == "since"

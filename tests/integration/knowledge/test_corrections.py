@@ -205,6 +205,24 @@ async def test_a_fact_a_person_deleted_is_not_written_back_by_an_agent(make_call
     assert revived.status_code == 201
 
 
+async def test_text_a_person_corrected_away_is_not_written_back_by_an_agent(make_caller: MakeCaller) -> None:
+    """The agent's wrong text a person replaced is as gone as a deleted note: a twin of it is
+    a proposal, while the note stands corrected and after the person deletes it too."""
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    wrong = {**note("port", "Staging port", "Staging listens on port 7688."), "embedding": unit_vector(9)}
+    assert (await agent.http.post("/v1/knowledge", json=wrong)).status_code == 201
+    fixed = await person.http.patch("/v1/knowledge/port", json={"content": "Staging listens on port 7689."})
+    assert fixed.status_code == 200
+    again = await agent.http.post("/v1/knowledge", json={**wrong, "id": "port-again", "dedupe": False})
+    assert again.status_code == 202 and again.json()["proposal"]["payload"]["revives"]["targetId"] == "port"
+    assert (await person.http.delete("/v1/knowledge/port")).status_code == 204
+    later = await agent.http.post("/v1/knowledge", json={**wrong, "id": "port-later", "dedupe": False})
+    assert later.status_code == 202, later.text
+    unrelated = {**note("other", "Other", "Something else."), "embedding": unit_vector(10)}
+    assert (await agent.http.post("/v1/knowledge", json=unrelated)).status_code == 201
+
+
 async def test_corrections_are_listed_to_each_session_until_it_acknowledges(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="scribe")
     person = await make_caller(Role.HUMAN, user_id=agent.user_id)
