@@ -1,6 +1,6 @@
 """``python -m bench``: every benchmark, one after the other (about 100 minutes on 2 cores)."""
 
-from bench import continuity, conversations, integrity, journal, knowledge, load, platform, wakeup
+from bench import continuity, conversations, integrity, journal, knowledge, load, platform, retrieval, wakeup
 
 platform.main()
 knowledge.main()
@@ -10,3 +10,4 @@ load.main()
 continuity.main()
 journal.main()
 wakeup.main()
+retrieval.main()
