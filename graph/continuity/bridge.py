@@ -35,7 +35,6 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import EmbeddingError, Forbidden, InvalidInput
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
-from graph.knowledge.models import SearchMode, SearchQuery
 from graph.knowledge.retrieval import RetrievalService
 
 log = logging.getLogger(__name__)
@@ -201,11 +200,6 @@ def _fuse(notes: list[dict[str, Any]], insights: list[dict[str, Any]], limit: in
     return [{**m, "relevance": round(score * RRF_K, 4)} for score, _, m in scored[:limit]]
 
 
-async def _no_insights() -> dict[str, Any]:
-    """A scoped key's recall: insights are not divided by notes, so none is inside a scope."""
-    return {"insights": []}
-
-
 class BridgeService:
     """Assembles the context bridge for an agent and the calling user."""
 
@@ -232,19 +226,14 @@ class BridgeService:
         """Notes and insights on ``topic``, best first, each close enough to it."""
         [vector] = await self._embedder.embed([topic])
         found, recalled = await asyncio.gather(
-            self._retrieval.search(
-                principal,
-                SearchQuery(query=topic, top_k=limit, mode=SearchMode.HYBRID, expand_connections=False,
-                            embedding=vector),
+            self._retrieval.close_to(
+                principal, topic, vector, top_k=limit, min_similarity=self._min_similarity
             ),
-            self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector)
-            if principal.scope is None
-            else _no_insights(),
-        )  # fmt: skip
+            self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector),
+        )
         notes = [
-            {"kind": "note", **{k: h["node"][k] for k in ("id", "title", "content", "type", "confidence")}}
-            for h in found["hits"]
-            if "textScore" in h or h.get("vectorScore", 0.0) >= self._min_similarity
+            {"kind": "note", **{k: n[k] for k in ("id", "title", "content", "type", "confidence")}}
+            for n in found
         ]
         insights = [
             {"kind": "insight", **{k: i.get(k) for k in ("id", "content", "type", "confidence", "threadId",

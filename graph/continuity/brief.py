@@ -27,7 +27,7 @@ from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import plain
 from graph.core.vectors import cosine_from_score
-from graph.knowledge.models import KnowledgeType, SearchMode, SearchQuery
+from graph.knowledge.models import KnowledgeType
 from graph.knowledge.retrieval import RetrievalService
 
 #: The bundle's sections, in the order the text shows them.
@@ -131,19 +131,12 @@ class BriefService:
         """Decisions and the other notes, from one hybrid search: the top of the fused
         ranking, split by type (a search filtered to decisions alone would make the vector
         plan oversample the shared index for a handful of notes)."""
-        found = await self._retrieval.search(
-            principal,
-            SearchQuery(
-                query=task, top_k=LIMITS["decisions"] + LIMITS["knowledge"], mode=SearchMode.HYBRID,
-                expand_connections=False, embedding=vector,
-            ),
+        found = await self._retrieval.close_to(
+            principal, task, vector, top_k=LIMITS["decisions"] + LIMITS["knowledge"],
+            min_similarity=self._min_similarity,
         )  # fmt: skip
         keep = ("id", "title", "content", "type", "confidence", "status")
-        hits = [
-            {k: h["node"][k] for k in keep}
-            for h in found["hits"]
-            if "textScore" in h or h.get("vectorScore", 0.0) >= self._min_similarity
-        ]
+        hits = [{k: n[k] for k in keep} for n in found]
         decisions = [h for h in hits if h["type"] == KnowledgeType.DECISION.value][: LIMITS["decisions"]]
         others = [h for h in hits if h["type"] != KnowledgeType.DECISION.value][: LIMITS["knowledge"]]
         return decisions, others
@@ -176,7 +169,7 @@ class BriefService:
         (decisions, knowledge), pages, insights = await asyncio.gather(
             self._notes(principal, task, vector),
             self._pages(principal, vector) if principal.scope is None else _nothing(),
-            self._insights_for(principal, task, vector) if principal.scope is None else _nothing(),
+            self._insights_for(principal, task, vector),
         )
         found = {"decisions": decisions, "knowledge": knowledge, "pages": pages, "insights": insights}
         items = [

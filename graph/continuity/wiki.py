@@ -178,7 +178,7 @@ class WikiService:
         (an earlier save rewritten) or ``unchanged`` (the same save again)."""
         session_id = check_id(session_id)
         save = save.checked()
-        [found] = await self._sessions(principal, session_id)
+        found = await self._session(principal, session_id)
         summary = save.summary.strip()
         title = _title(found, summary)
         insights = [
@@ -237,13 +237,14 @@ class WikiService:
 
         return await self._gate.write(principal.user_id, work)
 
-    async def _sessions(self, principal: Principal, session_id: str) -> list[dict[str, Any]]:
+    async def _session(self, principal: Principal, session_id: str) -> dict[str, Any]:
         rows = await self._db.read(
             "queries/continuity/sessions_by_ids", userId=principal.user_id, ids=[session_id]
         )
         if not rows or not principal.sees_agent(rows[0]["session"]["agentId"]):
             raise NotFound(f"no session {session_id!r}", field="id")
-        return [plain(rows[0]["session"])]
+        session: dict[str, Any] = plain(rows[0]["session"])
+        return session
 
     async def get(self, principal: Principal, slug: str) -> dict[str, Any]:
         """One saved page by its slug, or :class:`NotFound`."""

@@ -280,7 +280,10 @@ class InsightService:
         vector: list[float] | None = None,
     ) -> dict[str, Any]:
         """The insights most relevant to ``query`` (any thread; ``vector``, when given, is
-        its embedding) and the ``topics`` most recent thread topics."""
+        its embedding) and the ``topics`` most recent thread topics. A key with an entity
+        scope recalls none: insights are not divided by notes, so none is inside a scope."""
+        if principal.scope is not None:
+            return {"insights": [], "recentTopics": []}
         if vector is None:
             [vector] = await self._embedder.embed([query])
         user = principal.user_id

@@ -52,6 +52,24 @@ class RetrievalService:
             "edges": [edge_view(e) for e in row["edges"]],
         }
 
+    async def close_to(
+        self, principal: Principal, text: str, vector: list[float], *, top_k: int, min_similarity: float
+    ) -> list[dict[str, Any]]:
+        """The notes of a hybrid top-``top_k`` for ``text`` (``vector`` its embedding, no
+        expansion) that share a word with it or are semantically close (cosine >=
+        ``min_similarity``), best first: what the bridge and brief_me show as memory."""
+        found = await self.search(
+            principal,
+            SearchQuery(
+                query=text, top_k=top_k, mode=SearchMode.HYBRID, expand_connections=False, embedding=vector
+            ),
+        )
+        return [
+            h["node"]
+            for h in found["hits"]
+            if "textScore" in h or h.get("vectorScore", 0.0) >= min_similarity
+        ]
+
     async def neighborhood(
         self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
     ) -> dict[str, Any]:
