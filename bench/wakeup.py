@@ -36,7 +36,7 @@ import httpx
 from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from bench.continuity import FACTS, SYSTEMS, TOPICS
+from bench.continuity import FACTS, SYSTEMS, TOPICS, _auth
 from bench.knowledge import Corpus, post_batch, rotated, search_1_params, server_seconds, settle
 from graph.continuity.skills import starter_skills
 from graph.core.cypher import cypher_text
@@ -68,10 +68,6 @@ class Size:
 
 FULL = Size()
 QUICK = Size(synthetic=4_700, other_notes=1_000, sessions=100, saved=20, changed_after=50)
-
-
-def _auth(secret: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {secret}"}
 
 
 async def keys(settings: Settings) -> dict[str, str]:

@@ -156,7 +156,12 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         "/v1/wiki",
         f"/v1/wiki/{ids['page']}",
     ]
-    answers = [await alice.http.get(path) for path in paths]
+    return await read_all(alice, paths)
+
+
+async def read_all(caller: Caller, paths: list[str]) -> list[Any]:
+    """Each path as ``caller`` reads it (every one must answer 200): a state to compare."""
+    answers = [await caller.http.get(path) for path in paths]
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
     return [a.json() for a in answers]
 

@@ -14,7 +14,7 @@ import httpx
 
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
-from tests.support.sweep import seed_everything, sweep
+from tests.support.sweep import read_all, seed_everything, sweep
 
 #: Operations a scoped key may use whose answers carry nothing outside the scope, and why.
 EXEMPT = {
@@ -49,9 +49,7 @@ async def outside(alice: Caller, ids: dict[str, str]) -> list[Any]:
         f"/v1/proposals/{ids['proposal']}",
         f"/v1/wiki/{ids['page']}",
     ]
-    answers = [await alice.http.get(path) for path in paths]
-    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
-    return [a.json() for a in answers]
+    return await read_all(alice, paths)
 
 
 async def test_no_operation_of_a_scoped_key_reaches_outside_its_scope(
