@@ -147,13 +147,22 @@ async def test_serve_runs_several_workers_whose_metrics_add_up(
         for _ in range(20):  # a connection each: either worker may take it
             answer = httpx.get(f"{base}/v1/me", headers={"Authorization": f"Bearer {alice.key}"})
             assert answer.status_code == 200
-        for _ in range(4):
+
+        def counted() -> str:
             scrape = httpx.get(f"{base}/metrics").text
-            line = next(
+            return next(
                 line
                 for line in scrape.splitlines()
                 if line.startswith("ctxnet_http_requests_total") and 'route="/v1/me"' in line
             )
+
+        # A request is counted once its answer's last byte is sent, so the client may read
+        # the answer a moment before the count moves: wait for it, briefly.
+        deadline = time.monotonic() + 5
+        while not counted().endswith(" 20.0") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for _ in range(4):  # either worker answers the scrape, each with both workers' sum
+            line = counted()
             assert line.endswith(" 20.0"), line
         assert "2 worker processes" in (tmp_path / "serve.log").read_text()
     finally:
