@@ -18,6 +18,7 @@ $(SETUP): pyproject.toml
 ## setup: virtual environment, packages, model files, and Neo4j fetched from Maven Central
 setup: $(SETUP)
 	$(BIN)/ctxnet neo4j fetch
+	$(BIN)/ctxnet models fetch --all
 
 ## run: start Neo4j (if needed) and serve the API on 127.0.0.1:8000 in the foreground
 run: setup

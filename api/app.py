@@ -33,13 +33,13 @@ from graph.continuity.wiki import WikiService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder
+from graph.core.embeddings import build_embedder, relevance_floor
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
 from graph.core.metrics import MeasuredEmbedder
 from graph.core.principals import ApiKeys
 from graph.core.ratelimit import RateLimiter
-from graph.core.schema import migrate
+from graph.core.schema import foreign_vectors, migrate
 from graph.core.settings import Settings, get_settings
 from graph.knowledge.network import KnowledgeNetwork
 
@@ -78,6 +78,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await db.close()
         log.critical("schema check failed: %s", exc)
         raise
+    foreign = await foreign_vectors(db, embedder.model_id)
+    if foreign is not None and settings.serve_foreign_vectors:
+        log.warning("%s (serving anyway: CTXNET_SERVE_FOREIGN_VECTORS is set)", foreign)
+    elif foreign is not None:
+        await db.close()
+        log.critical("%s; or set CTXNET_SERVE_FOREIGN_VECTORS=true to serve meanwhile", foreign)
+        raise StartupError(foreign)
     jobs = Jobs(
         db,
         lease_seconds=settings.job_lease_seconds,
@@ -110,7 +117,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             knowledge_network.retrieval,
             conversation_memory.insights,
             counter,
-            min_similarity=settings.bridge_min_similarity,
+            min_similarity=relevance_floor(settings),
         ),
         profile=ProfileService(db, conversation_memory.insights),
         goals=GoalService(db),
@@ -125,7 +132,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             knowledge_network.retrieval,
             conversation_memory.insights,
             counter,
-            min_similarity=settings.bridge_min_similarity,
+            min_similarity=relevance_floor(settings),
         ),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the

@@ -1,6 +1,17 @@
 """``python -m bench``: every benchmark, one after the other (about 100 minutes on 2 cores)."""
 
-from bench import continuity, conversations, integrity, journal, knowledge, load, platform, retrieval, wakeup
+from bench import (
+    continuity,
+    conversations,
+    dedupe,
+    integrity,
+    journal,
+    knowledge,
+    load,
+    platform,
+    retrieval,
+    wakeup,
+)
 
 platform.main()
 knowledge.main()
@@ -11,3 +22,4 @@ continuity.main()
 journal.main()
 wakeup.main()
 retrieval.main()
+dedupe.main()

@@ -106,9 +106,11 @@ def private_neo4j(prefix: str) -> Iterator[tuple[Settings, dict[str, str], Local
         neo4j_bolt_port=free_port(),
         neo4j_http_port=free_port(),
         neo4j_dist_dir=project.neo4j_dist_dir or project.neo4j_home / "lib",
+        models_dir=project.resolved_models_dir,
     )
     env = {
         "CTXNET_DATA_DIR": str(folder),
+        "CTXNET_MODELS_DIR": str(settings.resolved_models_dir),
         "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
         "CTXNET_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
         "CTXNET_LOG_LEVEL": "WARNING",

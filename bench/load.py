@@ -51,8 +51,8 @@ from bench.common import cpu_seconds, machine, percentile, private_neo4j, save
 from bench.knowledge import Corpus, _forget, _key, api_edges, post_batch, search_1_params, settle
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
-from graph.core.embeddings import LocalEmbedder, _package_dir
-from graph.core.settings import Settings
+from graph.core.embeddings import LocalEmbedder, _package_dir, embedder_model_id
+from graph.core.settings import Settings, get_settings
 from graph.core.vectors import score_from_cosine
 from graph.knowledge.search import lucene_query, tenant_key
 from tests.support.servers import ApiProcess
@@ -341,7 +341,7 @@ def raw_caller(
         }  # fmt: skip
         result = await tx.run(
             create, userId=user, rows=QuietList([row]), tenantKey=tenant_key(user),
-            embeddingModel="bench", role="human", agentId=None,
+            embeddingModel=embedder_model_id(get_settings()), role="human", agentId=None,
         )  # fmt: skip
         await result.consume()
 

@@ -12,12 +12,19 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from ctxnet.models import fetch_model
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, embedder_dimension
+from graph.core.embeddings import (
+    LOCAL_MODELS,
+    build_embedder,
+    embedder_dimension,
+    embedder_model_id,
+    local_model,
+)
 from graph.core.errors import ContextNetworkError, InvalidInput, Unauthenticated
 from graph.core.principals import ApiKeys, Principal, Role, Scope
-from graph.core.schema import check_schema, migrate, reembed
+from graph.core.schema import check_schema, foreign_vectors, migrate, reembed
 from graph.core.settings import Settings, get_settings
 from graph.core.users import forget_user
 
@@ -38,6 +45,8 @@ app.add_typer(users_app, name="users")
 app.add_typer(threads_app, name="threads")
 skills_app = typer.Typer(help="Skills agents load when their trigger fits.", no_args_is_help=True)
 app.add_typer(skills_app, name="skills")
+models_app = typer.Typer(help="The local embedding models.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -139,7 +148,9 @@ def db_status() -> None:
 
     async def work(settings: Settings) -> list[str]:
         async def inner(db: Database) -> list[str]:
-            return (await check_schema(db, embedder_dimension(settings))).problems
+            problems = (await check_schema(db, embedder_dimension(settings))).problems
+            foreign = await foreign_vectors(db, embedder_model_id(settings))
+            return [*problems, foreign] if foreign else problems
 
         return await _with_db(settings, inner)
 
@@ -159,12 +170,29 @@ def db_reembed() -> None:
         embedder = build_embedder(settings)
 
         async def inner(db: Database) -> int:
-            return await reembed(db, embedder, progress=lambda n: typer.echo(f"re-embedded {n} notes"))
+            return await reembed(db, embedder, progress=lambda n: typer.echo(f"re-embedded {n} more"))
 
         return await _with_db(settings, inner)
 
     done = _run(work)
-    typer.echo(f"done: {done} notes re-embedded")
+    typer.echo(f"done: {done} vectors re-embedded (notes, insights, saved pages, corrections)")
+
+
+# --- ctxnet models ---------------------------------------------------------------------------
+@models_app.command("fetch")
+def models_fetch(
+    every: Annotated[
+        bool, typer.Option("--all", help="Every local model, not only the configured one.")
+    ] = False,
+) -> None:
+    """Fetch the local embedding model's files (sha256-checked) into the models folder."""
+    settings = get_settings()
+    for model in LOCAL_MODELS.values() if every else [local_model(settings)]:
+        try:
+            fetched = fetch_model(model, settings.resolved_models_dir, settings.maven_repository)
+        except ContextNetworkError as exc:
+            raise _fail(exc.message) from None
+        typer.echo(f"{model.name}: {'fetched' if fetched else 'already in place'}")
 
 
 # --- ctxnet keys -----------------------------------------------------------------------------
@@ -388,6 +416,13 @@ def serve(
     from api.app import create_app
 
     settings = get_settings()
+    if settings.embedder == "local":
+        model = local_model(settings)
+        try:
+            if fetch_model(model, settings.resolved_models_dir, settings.maven_repository):
+                typer.echo(f"fetched the embedding model {model.name}")
+        except ContextNetworkError as exc:
+            raise _fail(exc.message) from None
     local = LocalNeo4j(settings)
     started = False
     if neo4j and settings.neo4j_uri is None:

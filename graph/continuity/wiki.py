@@ -159,7 +159,8 @@ def render(page: dict[str, Any]) -> str:
 
 
 def page_text(page: dict[str, Any]) -> str:
-    """What a page is embedded and ranked by: its title, summary, decisions and learnings."""
+    """What a page is embedded and ranked by: its title, summary, decisions and learnings (as
+    cypher/queries/core/reembed_wiki_page_page.cypher also writes it)."""
     return "\n".join([page["title"], page["summary"], *page.get("decisions", ()), *page.get("learnings", ())])
 
 

@@ -200,11 +200,29 @@ async def migrate(db: Database, dimension: int) -> SchemaReport:
     return report
 
 
-#: What ``reembed`` recomputes: notes (title + content) and insights (content).
+#: What ``reembed`` recomputes: notes (title + content), insights (content), saved session
+#: pages and the vectors corrections keep (the text each was computed from).
 REEMBED_QUERIES = (
     ("queries/core/reembed_knowledge_page", "queries/core/reembed_knowledge_set"),
     ("queries/core/reembed_insight_page", "queries/core/reembed_insight_set"),
+    ("queries/core/reembed_wiki_page_page", "queries/core/reembed_wiki_page_set"),
+    ("queries/core/reembed_correction_page", "queries/core/reembed_correction_set"),
 )
+
+
+async def foreign_vectors(db: Database, model_id: str) -> str | None:
+    """What the database holds that another embedding model made, as a message saying how
+    to move it; ``None`` when every stored vector is ``model_id``'s."""
+    rows = await db.read("queries/core/embedding_models", model=model_id)
+    if not rows:
+        return None
+    found = ", ".join(f"{row['count']} {row['kind']} by {row['model']}" for row in rows)
+    return (
+        f"the database holds vectors another embedding model made ({found}) but the configured "
+        f"embedder is {model_id}: a search would compare the two models' vectors, which means "
+        "nothing. Move them with `ctxnet db reembed` (resumable: run it again if it stops), or "
+        "configure the embedder that made them again (CTXNET_LOCAL_MODEL, CTXNET_EMBEDDER)"
+    )
 
 
 async def reembed(

@@ -85,6 +85,24 @@ class Settings(BaseSettings):
 
     # --- embeddings --------------------------------------------------------------
     embedder: Literal["local", "openai"] = "local"
+    local_model: Literal["bge-small-en-v1.5", "all-MiniLM-L6-v2"] = Field(
+        default="bge-small-en-v1.5",
+        description="Which local model embeds (docs/retrieval.md compares them). A database embedded "
+        "by one must be moved with `ctxnet db reembed` before another serves it.",
+    )
+    models_dir: Path | None = Field(
+        default=None, description="Where fetched model files live; default <data_dir>/models."
+    )
+    serve_foreign_vectors: bool = Field(
+        default=False,
+        description="Start even though the database holds vectors another embedding model made (a "
+        "warning instead of a refusal), e.g. to serve while `ctxnet db reembed` moves a large "
+        "database; until it is done, the vector half of a search compares the two models' vectors.",
+    )
+    maven_repository: str = Field(
+        default="https://repo1.maven.org/maven2",
+        description="Where `ctxnet models fetch` downloads model jars that the local Maven cache lacks.",
+    )
     embedding_batch_size: int = Field(default=32, ge=1, le=2048)
     embedding_threads: int = Field(
         default=1,
@@ -108,15 +126,20 @@ class Settings(BaseSettings):
 
     # --- the knowledge network ---------------------------------------------------
     note_max_words: int = Field(default=300, ge=10, description="Atomic-note limit on content.")
-    bridge_min_similarity: float = Field(
-        default=0.3,
+    bridge_min_similarity: float | None = Field(
+        default=None,
         ge=0.0,
         le=1.0,
         description="Cosine to the opening topic below which a note or insight is not brought into the "
-        "context bridge (a note that matches the topic's words is, whatever its cosine).",
+        "context bridge or brief_me (a note that matches the topic's words is, whatever its cosine); "
+        "default: the embedder's own (docs/retrieval.md, 'Relevance floors').",
     )
-    dedupe_threshold: float = Field(
-        default=0.95, ge=0.5, le=1.0, description="Cosine at or above which a new note updates its twin."
+    dedupe_threshold: float | None = Field(
+        default=None,
+        ge=0.5,
+        le=1.0,
+        description="Cosine at or above which a new note updates its twin; default: the embedder's own "
+        "(docs/retrieval.md, 'Dedupe thresholds').",
     )
     correction_window_days: float = Field(
         default=7.0,
@@ -228,6 +251,11 @@ class Settings(BaseSettings):
         return self.data_dir / "neo4j"
 
     @property
+    def resolved_models_dir(self) -> Path:
+        """Where fetched model files live."""
+        return self.models_dir or self.data_dir / "models"
+
+    @property
     def local_password_file(self) -> Path:
         """Where the local runtime keeps the password it generated."""
         return self.neo4j_home / "password"
@@ -249,6 +277,11 @@ class Settings(BaseSettings):
         if self.local_password_file.is_file():
             return self.local_password_file.read_text(encoding="utf-8").strip()
         return None
+
+
+def default_models_dir() -> Path:
+    """The models folder of the process-wide settings."""
+    return get_settings().resolved_models_dir
 
 
 @lru_cache(maxsize=1)

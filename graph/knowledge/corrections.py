@@ -107,6 +107,21 @@ async def deleted_twins(
     }
 
 
+#: A vector a correction keeps, with the text and the model it came from.
+Kept = tuple[list[float], str, str]
+
+
+def kept_vector(note: dict[str, Any]) -> Kept | None:
+    """What a correction keeps of an agent's note it took away: the note's vector with the
+    text and model it came from; ``note`` is a snapshot read with its embedding, from which
+    both are removed (they are never journaled)."""
+    vector = note.pop("embedding", None)
+    model = note.pop("embeddingModel", None)
+    if vector is None:
+        return None
+    return vector, f"{note['title']}\n{note['content']}", model
+
+
 async def record(
     gated: Gated,
     principal: Principal,
@@ -117,9 +132,10 @@ async def record(
     fields: Iterable[str],
     before: dict[str, Any],
     after: dict[str, Any] | None,
-    embedding: list[float] | None = None,
+    embedding: Kept | None = None,
 ) -> str:
-    """Store a person's correction of agent-written fields (``kind`` update or delete)."""
+    """Store a person's correction of agent-written fields (``kind`` update or delete), with
+    the ``(vector, text it was computed from, model)`` of the agent text it took away."""
     names = sorted(fields)
     correction_id = uuid.uuid4().hex
     await gated.run(
@@ -134,7 +150,9 @@ async def record(
         after=json.dumps({k: after.get(k) for k in names}, sort_keys=True) if after is not None else None,
         reason=principal.reason,
         keyId=principal.key_id,
-        embedding=embedding,
+        embedding=embedding[0] if embedding else None,
+        embeddedText=embedding[1] if embedding else None,
+        embeddingModel=embedding[2] if embedding else None,
     )
     return correction_id
 

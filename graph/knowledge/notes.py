@@ -491,7 +491,7 @@ class NoteService:
                     fields=hits, corrections=[held[k] for k in hits],
                 ))  # fmt: skip
         written: set[str] = set()
-        replaced: list[float] | None = None
+        replaced: tuple[list[float], str, str] | None = None
         if not corrections.is_agent(principal):
             [snap] = await gated.run(
                 "queries/knowledge/note_snapshot", id=node_id, withEmbedding=not unchanged
@@ -500,7 +500,7 @@ class NoteService:
             if written & set(changed) & TEXT_FIELDS:
                 # The agent's text a person corrects away keeps its vector with the correction:
                 # an agent's later create of a twin of it becomes a proposal, as for a delete.
-                replaced = snap["note"]["embedding"]
+                replaced = corrections.kept_vector(dict(snap["note"]))
         await gated.run(
             "queries/knowledge/note_update",
             id=node_id,
@@ -545,7 +545,7 @@ class NoteService:
                 raise NotFound(f"no note {node_id!r}", field="id")
             snap = dict(rows[0]["note"])
             await require_ends_in_scope(gated, principal, snap)
-            vector = snap.pop("embedding")
+            vector = corrections.kept_vector(snap)
             superseded = superseded_by_snapshot(snap)
             was = await statuses(gated, superseded)
             if corrections.is_agent(principal) and approving is None:
@@ -665,7 +665,7 @@ def _created_state(row: dict[str, Any]) -> dict[str, Any]:
 
 def snapshot_state(snap: dict[str, Any]) -> dict[str, Any]:
     """A deleted note as the journal keeps it: what an undo needs to bring it back."""
-    return {k: v for k, v in snap.items() if v is not None and k != "embedding"}
+    return {k: v for k, v in snap.items() if v is not None and k not in {"embedding", "embeddingModel"}}
 
 
 #: How often an update re-embeds because its note's text changed while it was embedding.

@@ -38,6 +38,7 @@ from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.knowledge import corrections
+from graph.knowledge.corrections import Kept
 from graph.knowledge.edges import (
     edge_state,
     edge_target,
@@ -162,13 +163,13 @@ class UndoService:
             proposal = await self._guard(gated, principal, m, was, embedding)
             if proposal is not None:
                 return proposal
-        correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, list[float] | None] | None
+        correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None] | None
         correction = None
         change: tuple[dict[str, Any] | None, dict[str, Any] | None]
         if op == "note.create":
             rows = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=True)
             snap = dict(rows[0]["note"])
-            vector = snap.pop("embedding")
+            vector = corrections.kept_vector(snap)
             if not corrections.is_agent(principal):
                 written = await corrections.agent_written(gated, target, snap["createdByRole"])
                 if written:
@@ -239,10 +240,10 @@ class UndoService:
         ])  # fmt: skip
         await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
         if correction is not None:
-            kind, names, was, now_state, vector = correction
+            kind, names, was, now_state, kept = correction
             await corrections.record(
                 gated, principal, mutation_id=undo_id, kind=kind, node_id=target, fields=names,
-                before=was, after=now_state, embedding=vector,
+                before=was, after=now_state, embedding=kept,
             )  # fmt: skip
         if then is not None:
             await then(gated, [undo_id])
@@ -369,7 +370,7 @@ class UndoService:
     @staticmethod
     async def _merge_correction(
         gated: Gated, principal: Principal, target: str, after: dict[str, Any], before: dict[str, Any]
-    ) -> tuple[str, set[str], dict[str, Any], dict[str, Any] | None, list[float] | None] | None:
+    ) -> tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None] | None:
         """A person's undo of a merge (or unmerge) that puts back fields an agent wrote is a
         correction of those fields."""
         if corrections.is_agent(principal):

@@ -7,6 +7,7 @@ RETURN n {
   .createdByRole, .createdByAgent,
   createdAt: n.createdAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
+  embeddingModel: CASE WHEN $withEmbedding THEN n.embeddingModel ELSE null END,
   merges: [(n)-[:MERGED_FROM]->(m:MergedNote) | m {
     .id, .requestedId, .title, .content, .type, .source, .confidence, .tags, .similarity,
     .createdByRole, .createdByAgent, mergedAt: m.mergedAt.epochMillis

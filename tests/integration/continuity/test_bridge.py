@@ -383,6 +383,8 @@ async def test_a_session_starts_warm_even_when_the_embedder_fails(
             "CTXNET_EMBEDDING_API_KEY": "test",
             "CTXNET_EMBEDDING_DIMENSION": "384",
             "CTXNET_EMBEDDING_MAX_RETRIES": "0",
+            # The suite's other users hold the local model's vectors; this one's are the stub's.
+            "CTXNET_SERVE_FOREIGN_VECTORS": "true",
         }
         api = ApiProcess(tmp_path / "api.log", env).start()
         try:

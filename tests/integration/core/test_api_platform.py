@@ -24,7 +24,7 @@ def test_ready_reports_neo4j_schema_and_embedder(anonymous: httpx.Client) -> Non
     body = response.json()
     assert body["status"] == "ready"
     assert body["dimension"] == 384
-    assert body["embedder"] == "all-MiniLM-L6-v2-onnx-int8"
+    assert body["embedder"] == "bge-small-en-v1.5-onnx-int8"
 
 
 def test_v1_without_a_key_is_401_with_a_clear_body(anonymous: httpx.Client) -> None:

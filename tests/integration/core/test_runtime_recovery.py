@@ -18,12 +18,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 import pytest_asyncio
 
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
-from graph.core.embeddings import LocalEmbedder
+from graph.core.embeddings import MINILM, LocalEmbedder
 from graph.core.errors import SchemaMismatch
 from graph.core.principals import ApiKeys, Role
 from graph.core.schema import check_schema, migrate, reembed
@@ -42,6 +43,7 @@ def private_settings(tmp_path_factory: pytest.TempPathFactory, settings: Setting
         neo4j_heap="512m",
         neo4j_pagecache="64m",
         neo4j_dist_dir=settings.neo4j_dist_dir or settings.neo4j_home / "lib",
+        models_dir=settings.resolved_models_dir,
     )
 
 
@@ -66,6 +68,7 @@ async def private_db(private_settings: Settings, private_neo4j: LocalNeo4j) -> A
 def _env(settings: Settings, **extra: str) -> dict[str, str]:
     env = {
         "CTXNET_DATA_DIR": str(settings.data_dir),
+        "CTXNET_MODELS_DIR": str(settings.resolved_models_dir),
         "CTXNET_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
         "CTXNET_API_KEY_CACHE_SECONDS": "0",
     }
@@ -210,6 +213,88 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
     report = await check_schema(private_db, 384)
     assert report.ok, report.problems
     assert report.vector_dimensions == {"knowledge_embedding": 384, "insight_embedding": 384}
+
+
+async def test_a_database_another_model_embedded_stops_start_up_until_reembedded(
+    private_db: Database, private_settings: Settings, tmp_path: Path
+) -> None:
+    """Vectors of all-MiniLM-L6-v2 under the default bge-small: the API will not start (the two
+    models' vectors mean nothing to each other), and names what it found and the way out;
+    `ctxnet db reembed`, stopped part-way and run again, moves every kind of stored vector."""
+    await migrate(private_db, 384)
+    minilm = LocalEmbedder(MINILM)
+    texts = {
+        "k1": "Alpha\nThe billing service depends on the auth service.",
+        "k2": "Beta\nWe deploy on Fridays only after the load test.",
+        "i": "The user prefers short answers.",
+        "w": "The cache\nWe chose a cache.\nUse Redis.\nRedis needs a password.",
+        "c": "Gamma\nThe old, corrected claim.",
+    }
+    old = dict(zip(texts, minilm.embed_sync(list(texts.values())), strict=True))
+    from neo4j import GraphDatabase
+
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query(
+            "UNWIND ['k1', 'k2'] AS id "
+            "CREATE (n:Knowledge {userId: 'moved', id: id, title: split($texts[id], '\n')[0], "
+            "content: split($texts[id], '\n')[1], status: 'active', embedding: $old[id], "
+            "embeddingModel: $model}) "
+            "WITH count(*) AS made "
+            "CREATE (:Insight {userId: 'moved', key: 'i', id: 'i', content: $texts.i, embedding: $old.i, "
+            "embeddingModel: $model}), "
+            "(:WikiPage {userId: 'moved', slug: 'w', title: 'The cache', summary: 'We chose a cache.', "
+            "decisions: ['Use Redis.'], learnings: ['Redis needs a password.'], embedding: $old.w, "
+            "embeddingModel: $model}), "
+            "(:Correction {userId: 'moved', id: 'c', embeddedText: $texts.c, embedding: $old.c, "
+            "embeddingModel: $model})",
+            texts=texts, old=old, model=minilm.model_id,
+        )  # fmt: skip
+    try:
+        api = ApiProcess(tmp_path / "api.log", _env(private_settings)).start()
+        assert api.exit_code(timeout=90) != 0
+        for said in ("2 notes by all-MiniLM-L6-v2-onnx-int8", "1 insights", "1 saved pages", "1 corrections",
+                     "ctxnet db reembed", "CTXNET_LOCAL_MODEL"):  # fmt: skip
+            assert said in api.log(), api.log()
+        # An operator may serve meanwhile, warned, e.g. while a large database is moved.
+        anyway = ApiProcess(
+            tmp_path / "api-anyway.log", _env(private_settings, CTXNET_SERVE_FOREIGN_VECTORS="true")
+        )
+        try:
+            anyway.start().wait_ready()
+            assert "serving anyway" in anyway.log()
+        finally:
+            anyway.stop()
+
+        bge = LocalEmbedder()
+
+        class Killed(Exception):
+            pass
+
+        def stop_after_first_page(done: int) -> None:
+            raise Killed  # stopped part-way, after its first page of vectors was stored
+
+        with pytest.raises(Killed):
+            await reembed(private_db, bge, batch_size=1, progress=stop_after_first_page)
+        assert await reembed(private_db, bge, batch_size=2) == 4  # the first page is not done again
+        with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+            rows, _, _ = driver.execute_query(
+                "MATCH (n {userId: 'moved'}) RETURN coalesce(n.id, n.slug) AS key, n.embedding AS vector, "
+                "n.embeddingModel AS model"
+            )
+        assert {r["key"] for r in rows} == set(texts)
+        for r in rows:
+            assert r["model"] == bge.model_id
+            [fresh] = bge.embed_sync([texts[r["key"]]])
+            assert float(np.dot(fresh, r["vector"])) > 0.99, r["key"]
+        api = ApiProcess(tmp_path / "api-again.log", _env(private_settings)).start()
+        try:
+            api.wait_ready()
+        finally:
+            api.stop()
+    finally:
+        with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+            driver.execute_query("MATCH (n {userId: 'moved'}) DETACH DELETE n")
 
 
 async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored_vectors(

@@ -10,6 +10,8 @@ import httpx
 import numpy as np
 
 from graph.core.db import Database
+from graph.core.embeddings import embedder_model_id
+from graph.core.settings import Settings
 from tests.integration.conftest import Caller, MakeCaller, inspect
 from tests.support.plans import explained
 from tests.support.servers import ApiProcess
@@ -247,7 +249,7 @@ async def test_one_thread_id_created_at_once(make_caller: MakeCaller, peer_api: 
 
 
 async def test_reembedding_never_stores_a_vector_for_changed_text(
-    make_caller: MakeCaller, db: Database
+    make_caller: MakeCaller, db: Database, settings: Settings
 ) -> None:
     alice = await make_caller()
     body = {"id": "n", "title": "Old", "content": "Old text.", "type": "fact", "embedding": unit_vector(1)}
@@ -259,11 +261,11 @@ async def test_reembedding_never_stores_a_vector_for_changed_text(
     assert (await alice.http.patch("/v1/knowledge/n", json={"content": "New text."})).status_code == 200
     patched = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
     stale = {"elementId": row["id"], "text": "Old\nOld text.", "embedding": unit_vector(2)}
-    await db.write("queries/core/reembed_knowledge_set", rows=[stale], model="another-model")
+    await db.write("queries/core/reembed_knowledge_set", rows=[stale], model=embedder_model_id(settings))
     after = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
     assert after["embedding"] == patched["embedding"]
     fresh = {**stale, "text": "Old\nNew text."}
-    await db.write("queries/core/reembed_knowledge_set", rows=[fresh], model="another-model")
+    await db.write("queries/core/reembed_knowledge_set", rows=[fresh], model=embedder_model_id(settings))
     after = (await alice.http.get("/v1/knowledge/n", params={"includeEmbedding": "true"})).json()
     assert np.allclose(after["embedding"], unit_vector(2), atol=1e-6)
 

