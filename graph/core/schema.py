@@ -1,8 +1,9 @@
 """The database schema: idempotent ``cypher/schema/*.cypher`` files, applied in name order.
 
-``migrate`` runs at API start-up and from ``ctxnet db migrate``: it rebuilds vector
-indexes whose settings (quantization, HNSW parameters) differ from the schema files,
-from the vectors already stored, then applies every file. ``check_schema`` is what
+``migrate`` runs at API start-up and from ``ctxnet db migrate``: it rebuilds indexes
+whose settings differ from the schema files (a vector index's quantization or HNSW
+parameters, from the vectors already stored; a fulltext index's analyzer, from the stored
+notes), then applies every file. ``check_schema`` is what
 ``/ready`` asks (every index and constraint present and online, vector indexes sized
 for the configured embedder); ``reembed`` replaces vector indexes of the wrong size and
 recomputes the vectors, resumably.
@@ -14,6 +15,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from neo4j.exceptions import ClientError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_random
@@ -28,8 +30,11 @@ log = logging.getLogger(__name__)
 _NAMED = re.compile(
     r"CREATE\s+(?:(VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?(INDEX|CONSTRAINT)\s+(\w+)", re.IGNORECASE
 )
-#: Literal vector-index settings in a schema file, e.g. `vector.quantization.enabled`: false.
-_SETTING = re.compile(r"`(vector\.[\w.]+)`\s*:\s*(true|false|\d+)\b", re.IGNORECASE)
+#: Literal index settings in a schema file, e.g. `vector.quantization.enabled`: false or
+#: `fulltext.analyzer`: 'english'.
+_SETTING = re.compile(r"`((?:vector|fulltext)\.[\w.]+)`\s*:\s*(true|false|\d+\b|'[^']*')", re.IGNORECASE)
+#: What Neo4j uses for a setting a schema file leaves out, where it matters for a rebuild.
+_DEFAULTS: dict[str, bool | int | str] = {"fulltext.analyzer": "standard-no-stop-words"}
 #: The properties an index covers: ON n.p / ON (n.a, n.b) / ON EACH [n.a, n.b].
 _COVERS = re.compile(r"\bON\s+(?:EACH\s*\[([^\]]*)\]|\(([^)]*)\)|(\w+\.\w+))", re.IGNORECASE)
 
@@ -42,12 +47,17 @@ def _covered(text: str) -> tuple[str, ...] | None:
     return tuple(part.strip().split(".", 1)[1] for part in listed.split(",") if "." in part)
 
 
-def _literal_settings(text: str) -> tuple[tuple[str, bool | int], ...]:
-    found: list[tuple[str, bool | int]] = []
+def _literal_settings(text: str, index_type: str) -> tuple[tuple[str, bool | int | str], ...]:
+    found: dict[str, bool | int | str] = {
+        key: value for key, value in _DEFAULTS.items() if key.startswith(index_type.lower() + ".")
+    }
     for key, value in _SETTING.findall(text):
         lowered = value.lower()
-        found.append((key, lowered == "true" if lowered in {"true", "false"} else int(value)))
-    return tuple(found)
+        if value.startswith("'"):
+            found[key] = value[1:-1]
+        else:
+            found[key] = lowered == "true" if lowered in {"true", "false"} else int(value)
+    return tuple(found.items())
 
 
 @dataclass(frozen=True)
@@ -58,8 +68,8 @@ class SchemaObject:
     kind: str  # "INDEX" or "CONSTRAINT"
     index_type: str | None  # VECTOR, FULLTEXT, ... for indexes
     properties: tuple[str, ...] | None = None  # what an index covers
-    #: Vector-index settings the file fixes (besides the dimension, which follows the embedder).
-    settings: tuple[tuple[str, bool | int], ...] = ()
+    #: Index settings the file fixes (a vector index's dimension follows the embedder instead).
+    settings: tuple[tuple[str, bool | int | str], ...] = ()
 
 
 def expected_schema() -> list[SchemaObject]:
@@ -73,7 +83,7 @@ def expected_schema() -> list[SchemaObject]:
         text = cypher_text(name)
         covers = _covered(text) if kind.upper() == "INDEX" else None
         kind_of = index_type.upper() if index_type else None
-        settings = _literal_settings(text) if kind_of == "VECTOR" else ()
+        settings = _literal_settings(text, kind_of) if kind_of in {"VECTOR", "FULLTEXT"} else ()
         objects.append(SchemaObject(object_name, kind.upper(), kind_of, covers, settings))
     return objects
 
@@ -84,7 +94,8 @@ class SchemaReport:
 
     problems: list[str] = field(default_factory=list)
     vector_dimensions: dict[str, int] = field(default_factory=dict)
-    #: Vector indexes of the right size whose other settings differ: ``migrate`` rebuilds them.
+    #: Vector indexes of the right size, and fulltext indexes, whose other settings (an
+    #: analyzer, a quantization) differ from the files: ``migrate`` rebuilds them.
     stale_settings: list[str] = field(default_factory=list)
 
     @property
@@ -161,25 +172,36 @@ async def check_schema(db: Database, dimension: int) -> SchemaReport:
             )
         if index["state"] != "ONLINE":
             report.problems.append(f"index {wanted.name} is {index['state']}, not ONLINE yet")
+        config = (index.get("options") or {}).get("indexConfig") or {}
+        if wanted.index_type == "FULLTEXT":
+            _compare_settings(report, wanted, config, "rebuilds it from the stored notes")
         if wanted.index_type == "VECTOR":
-            config = (index.get("options") or {}).get("indexConfig") or {}
             found = int(config.get("vector.dimensions", 0))
             report.vector_dimensions[wanted.name] = found
             if found != dimension:
                 report.problems.append(_reembed_hint(wanted.name, found, dimension))
                 continue
-            differing = [
-                f"{key}={config.get(key)!r} (wanted {value!r})"
-                for key, value in wanted.settings
-                if config.get(key) != value
-            ]
-            if differing:
-                report.stale_settings.append(wanted.name)
-                report.problems.append(
-                    f"index {wanted.name} has {', '.join(differing)}: run `ctxnet db migrate`, which "
-                    "rebuilds it from the stored vectors"
-                )
+            _compare_settings(report, wanted, config, "rebuilds it from the stored vectors")
     return report
+
+
+def _same(found: Any, wanted: bool | int | str) -> bool:
+    if isinstance(wanted, str) and isinstance(found, str):
+        return found.lower() == wanted.lower()  # Neo4j answers 'COSINE' for 'cosine'
+    return bool(found == wanted)
+
+
+def _compare_settings(report: SchemaReport, wanted: SchemaObject, config: dict[str, Any], how: str) -> None:
+    differing = [
+        f"{key}={config.get(key)!r} (wanted {value!r})"
+        for key, value in wanted.settings
+        if not _same(config.get(key), value)
+    ]
+    if differing:
+        report.stale_settings.append(wanted.name)
+        report.problems.append(
+            f"index {wanted.name} has {', '.join(differing)}: run `ctxnet db migrate`, which {how}"
+        )
 
 
 async def migrate(db: Database, dimension: int) -> SchemaReport:
@@ -190,7 +212,7 @@ async def migrate(db: Database, dimension: int) -> SchemaReport:
     nodes keep (about a minute per 100k notes); ``/ready`` says so meanwhile.
     """
     for name in (await check_schema(db, dimension)).stale_settings:
-        log.warning("rebuilding vector index %s: its settings differ from cypher/schema", name)
+        log.warning("rebuilding index %s: its settings differ from cypher/schema", name)
         await db.run_autocommit("queries/core/schema_drop_index", name=name)
     await apply_schema(db, dimension)
     report = await check_schema(db, dimension)

@@ -45,11 +45,52 @@ def tenant_key(user_id: str) -> str:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: The stop words of the fulltext index's english analyzer (Lucene's EnglishAnalyzer). They
+#: are left out of a query: one of only stop words would analyze to an empty clause, and the
+#: query to "every note of the user".
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
 
 
 def lucene_query(text: str, user_id: str, max_terms: int = 32) -> str | None:
-    """A Lucene query for the user's words within one tenant; ``None`` if there are no words."""
-    words = [w.lower() for w in _WORD.findall(text)][:max_terms]
+    """A Lucene query for the user's words within one tenant; ``None`` if there are no words
+    but stop words."""
+    words = [w for w in (w.lower() for w in _WORD.findall(text)) if w not in STOP_WORDS][:max_terms]
     if not words:
         return None
     terms = " ".join(words)

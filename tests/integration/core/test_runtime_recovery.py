@@ -297,6 +297,53 @@ async def test_a_database_another_model_embedded_stops_start_up_until_reembedded
             driver.execute_query("MATCH (n {userId: 'moved'}) DETACH DELETE n")
 
 
+async def test_migrate_rebuilds_the_fulltext_index_when_its_analyzer_changes(
+    private_db: Database, private_settings: Settings
+) -> None:
+    """The index as an older build made it (Neo4j's default analyzer, no stemming): migrate
+    rebuilds it with the english analyzer from the stored notes, which then match by stem."""
+    from neo4j import GraphDatabase
+
+    await migrate(private_db, 384)
+    auth = (private_settings.neo4j_user, private_settings.resolved_neo4j_password() or "")
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query("DROP INDEX knowledge_fulltext")
+        driver.execute_query(
+            "CREATE FULLTEXT INDEX knowledge_fulltext FOR (n:Knowledge) "
+            "ON EACH [n.title, n.content, n.tenantKey]"
+        )
+        driver.execute_query(
+            "CREATE (:Knowledge {userId: 'analyzer-user', id: 'kept', status: 'active', "
+            "title: 'Deployments', content: 'We deployed the billing services on Tuesday.', "
+            "tenantKey: 'tanalyzer'})"
+        )
+        driver.execute_query("CALL db.awaitIndexes(300)")
+    query = (
+        "CALL db.index.fulltext.queryNodes('knowledge_fulltext', 'content:(deploy service)') "
+        "YIELD node RETURN node.id AS id"
+    )
+
+    try:
+        stale = await check_schema(private_db, 384)
+        assert stale.stale_settings == ["knowledge_fulltext"]
+        assert any(
+            "fulltext.analyzer='standard-no-stop-words' (wanted 'english')" in p for p in stale.problems
+        )
+        with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+            before, _, _ = driver.execute_query(query)
+        assert before == []  # no stemming: "deployed" is not "deploy"
+
+        await migrate(private_db, 384)
+        with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+            driver.execute_query("CALL db.awaitIndexes(300)")
+            after, _, _ = driver.execute_query(query)
+        assert [r["id"] for r in after] == ["kept"]
+        assert (await check_schema(private_db, 384)).ok
+    finally:
+        with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+            driver.execute_query("MATCH (n:Knowledge {userId: 'analyzer-user'}) DETACH DELETE n")
+
+
 async def test_migrate_rebuilds_a_vector_index_with_old_settings_from_the_stored_vectors(
     private_db: Database, private_settings: Settings
 ) -> None:

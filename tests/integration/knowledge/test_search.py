@@ -104,6 +104,28 @@ async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
         assert response.status_code == 422, bad
 
 
+async def test_keyword_search_matches_word_forms_and_ignores_stop_words(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await seed(
+        alice,
+        note("deploys", "Deployments", "We deployed the billing services on Tuesday.", "fact"),
+        note("other", "The cache", "It is a cache of the sessions.", "fact"),
+    )
+
+    async def fulltext(query: str) -> list[str]:
+        answer = await alice.http.post("/v1/search", json={"query": query, "mode": "fulltext", "topK": 5})
+        assert answer.status_code == 200, answer.text
+        return [h["node"]["id"] for h in answer.json()["hits"]]
+
+    # The english analyzer: "deploy" finds "deployed", "service" finds "services".
+    assert await fulltext("deploy service") == ["deploys"]
+    assert await fulltext("session caching") == ["other"]
+    # Only stop words: no keyword hits at all, not every note of the user.
+    assert await fulltext("is it the one of these?") == []
+    hybrid = await alice.http.post("/v1/search", json={"query": "the", "topK": 5})
+    assert all("textScore" not in h for h in hybrid.json()["hits"])
+
+
 async def test_expansion_returns_exactly_the_expected_subgraph(make_caller: MakeCaller) -> None:
     # a -relatedTo-> b -dependsOn-> c -relatedTo-> d ; e -conflictsWith- a ; f is unconnected.
     alice = await make_caller()

@@ -10,11 +10,17 @@ def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
     assert set(vector) == {"knowledge_embedding", "insight_embedding"}
     for index in vector.values():
         assert dict(index.settings) == {
+            "vector.similarity_function": "cosine",
             "vector.quantization.enabled": False,
             "vector.hnsw.m": 16,
             "vector.hnsw.ef_construction": 100,
         }, index.name
 
 
-def test_other_indexes_declare_no_vector_settings() -> None:
-    assert all(o.settings == () for o in expected_schema() if o.index_type != "VECTOR")
+def test_the_fulltext_index_declares_the_english_analyzer() -> None:
+    fulltext = {o.name: dict(o.settings) for o in expected_schema() if o.index_type == "FULLTEXT"}
+    assert fulltext == {"knowledge_fulltext": {"fulltext.analyzer": "english"}}
+
+
+def test_other_indexes_declare_no_settings() -> None:
+    assert all(o.settings == () for o in expected_schema() if o.index_type not in {"VECTOR", "FULLTEXT"})
