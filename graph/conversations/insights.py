@@ -3,7 +3,7 @@
 * **extract**: a thread's messages → insights (each linked to its message, with the
   extractor's name and an embedding), idempotent: re-extracting stores nothing twice.
 * **feedback loop**: extract → keep confidence > 0.7 → for each, update the user's
-  knowledge: an active note with cosine ≥ 0.95 is updated, otherwise a note is created
+  knowledge: an active note at or above the dedupe threshold is updated, otherwise a note is created
   (source ``conversation``); every note records the insights that fed it (DERIVED_FROM).
 * **consolidate**: insights > 0.8 of a thread become permanent knowledge the same way;
   running it twice changes nothing the second time.
