@@ -233,6 +233,7 @@ def search_1_params(user: str) -> dict[str, Any]:
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100, "scope": None,
+        "collapse": False,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None,
     }  # fmt: skip

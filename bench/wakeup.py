@@ -41,7 +41,7 @@ from bench.knowledge import Corpus, post_batch, rotated, search_1_params, server
 from graph.continuity.skills import starter_skills
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder
+from graph.core.embeddings import build_embedder, relevance_floor
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
@@ -182,6 +182,7 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
     orient_query = cypher_text("queries/continuity/orient")
     catch_up_query = cypher_text("queries/continuity/catch_up")
     search_query = cypher_text("queries/knowledge/search_0")
+    page_floor = (1 + relevance_floor(Settings())) / 2  # as brief_me asks (a score, not a cosine)
     recall_query = cypher_text("queries/conversations/insights_recall_exact")
     pages_query = cypher_text("queries/continuity/wiki_rank")
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
@@ -286,7 +287,14 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
                     spent[side] = (
                         raw(search_query, **searched)
                         + raw(recall_query, userId=USER, vector=vector, limit=10)
-                        + raw(pages_query, userId=USER, agentId=None, vector=vector, minScore=0.65, limit=5)
+                        + raw(
+                            pages_query,
+                            userId=USER,
+                            agentId=None,
+                            vector=vector,
+                            minScore=page_floor,
+                            limit=5,
+                        )
                     )
             if n >= WARMUP:
                 for side, seconds in spent.items():

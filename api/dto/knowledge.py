@@ -50,7 +50,16 @@ class NoteIn(CamelModel):
     embedding: list[float] | None = Field(
         default=None, description="A precomputed vector of the index dimension; skips the embedder."
     )
-    dedupe: bool = Field(default=True, description="Fold into an active note with cosine >= 0.95.")
+    dedupe: bool = Field(
+        default=True, description="Fold into an active note at or above the embedder's dedupe threshold."
+    )
+    source_ref: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        description="The document, thread or session this note came from; search can keep one hit "
+        "per source (collapseBy).",
+    )
 
     @field_validator("title")
     @classmethod
@@ -79,6 +88,7 @@ class NoteIn(CamelModel):
             tags=tuple(self.tags),
             embedding=self.embedding,
             dedupe=self.dedupe,
+            source_ref=self.source_ref,
         )
 
 
@@ -98,6 +108,7 @@ class NotePatchIn(CamelModel):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     tags: list[str] | None = Field(default=None, max_length=32)
     status: KnowledgeStatus | None = None
+    source_ref: str | None = Field(default=None, min_length=1, max_length=512)
 
     @field_validator("title")
     @classmethod
@@ -133,6 +144,7 @@ class NotePatchIn(CamelModel):
             confidence=self.confidence,
             tags=tuple(self.tags) if self.tags is not None else None,
             status=self.status,
+            source_ref=self.source_ref,
         )
 
 
@@ -147,6 +159,7 @@ class MergeOut(OutModel):
     confidence: float
     similarity: float
     merged_at: str
+    source_ref: str | None = None
 
 
 class NoteOut(OutModel):
@@ -165,6 +178,7 @@ class NoteOut(OutModel):
     merge_count: int = 0
     merges: list[MergeOut] = Field(default_factory=list)
     embedding: list[float] | None = None
+    source_ref: str | None = None
 
 
 class ProposedByOut(OutModel):
@@ -341,6 +355,11 @@ class SearchIn(CamelModel):
     filters: FiltersIn | None = None
     include_superseded: bool = False
     embedding: list[float] | None = Field(default=None, description="Search by this vector instead.")
+    collapse_by: Literal["sourceRef"] | None = Field(
+        default=None,
+        description="sourceRef: keep the best hit of each source, so topK fills with distinct "
+        "sources (a note without a sourceRef is a source of its own).",
+    )
 
     def to_domain(self) -> SearchQuery:
         """The domain's view of this search."""
@@ -355,6 +374,7 @@ class SearchIn(CamelModel):
             filters=self.filters.to_domain() if self.filters else SearchFilters(),
             include_superseded=self.include_superseded,
             embedding=self.embedding,
+            collapse_by=self.collapse_by,
         )
 
 

@@ -45,6 +45,11 @@ _KNOWLEDGE_TYPE = {
 }
 
 
+def thread_source_ref(thread_id: str) -> str:
+    """The ``sourceRef`` of a note made from a thread's insights."""
+    return f"thread:{thread_id}"
+
+
 def insight_key(message_id: str, insight_type: str, content: str) -> str:
     """What makes an insight the same insight: its message, type and (normalised) content."""
     normal = " ".join(content.lower().split())
@@ -175,7 +180,7 @@ class InsightService:
             minConfidence=self._thresholds.valid_above,
         )
         pending = [r for r in valid if not r["consolidated"]]
-        created, updated = await self._to_knowledge(principal, pending)
+        created, updated = await self._to_knowledge(principal, pending, thread_id)
         return {
             "extracted": extracted["extracted"],
             "valid": len(valid),
@@ -194,11 +199,14 @@ class InsightService:
             minConfidence=self._thresholds.consolidate_above,
         )
         pending = [r for r in rows if not r["consolidated"]]
-        created, updated = await self._to_knowledge(principal, pending)
+        created, updated = await self._to_knowledge(principal, pending, thread_id)
         return {"consolidated": len(pending), "created": created, "updated": updated}
 
-    async def _to_knowledge(self, principal: Principal, insights: list[dict[str, Any]]) -> tuple[int, int]:
-        """Each insight updates its twin note (cosine ≥ threshold) or makes a new one, with provenance."""
+    async def _to_knowledge(
+        self, principal: Principal, insights: list[dict[str, Any]], thread_id: str
+    ) -> tuple[int, int]:
+        """Each insight updates its twin note (cosine ≥ threshold) or makes a new one, with
+        provenance: ``DERIVED_FROM`` the insight, and the thread as the note's ``sourceRef``."""
         if not insights:
             return 0, 0
         # Embedded as notes are (title + content), so twins are compared like for like.
@@ -211,6 +219,7 @@ class InsightService:
                 source=KnowledgeSource.CONVERSATION,
                 confidence=float(r["confidence"]),
                 tags=(r["type"],),
+                source_ref=thread_source_ref(thread_id),
             )
             for r in insights
         ]

@@ -104,6 +104,7 @@ class NewNote:
     id: str | None = None
     embedding: list[float] | None = None
     dedupe: bool = True
+    source_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class NotePatch:
     confidence: float | None = None
     tags: tuple[str, ...] | None = None
     status: KnowledgeStatus | None = None
+    source_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -177,3 +179,4 @@ class SearchQuery:
     filters: SearchFilters = field(default_factory=SearchFilters)
     include_superseded: bool = False
     embedding: list[float] | None = None
+    collapse_by: str | None = None

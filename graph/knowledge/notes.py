@@ -255,6 +255,7 @@ class NoteService:
                     "source": p.note.source.value,
                     "confidence": p.note.confidence,
                     "tags": list(p.note.tags),
+                    "sourceRef": p.note.source_ref,
                     "similarity": twin.similarity,
                 }
             )
@@ -337,6 +338,7 @@ class NoteService:
             "source": p.note.source.value,
             "confidence": p.note.confidence,
             "tags": list(p.note.tags),
+            "sourceRef": p.note.source_ref,
             "embedding": p.embedding,
         }
 
@@ -623,6 +625,8 @@ def patch_props(patch: NotePatch) -> dict[str, Any]:
             props[name] = value.value
     if patch.tags is not None:
         props["tags"] = list(patch.tags)
+    if patch.source_ref is not None:
+        props["sourceRef"] = patch.source_ref
     return props
 
 
@@ -636,6 +640,7 @@ def patch_from_props(props: dict[str, Any]) -> NotePatch:
         confidence=props.get("confidence"),
         tags=tuple(props["tags"]) if "tags" in props else None,
         status=KnowledgeStatus(props["status"]) if "status" in props else None,
+        source_ref=props.get("sourceRef"),
     )
 
 
@@ -644,7 +649,7 @@ def create_payload(note: NewNote, node_id: str) -> dict[str, Any]:
     return {
         "id": node_id, "title": note.title, "content": note.content, "type": note.type.value,
         "source": note.source.value, "confidence": note.confidence, "tags": list(note.tags),
-        "dedupe": note.dedupe,
+        "dedupe": note.dedupe, "sourceRef": note.source_ref,
     }  # fmt: skip
 
 
@@ -654,12 +659,15 @@ def note_from_payload(payload: dict[str, Any]) -> NewNote:
         id=payload["id"], title=payload["title"], content=payload["content"],
         type=KnowledgeType(payload["type"]), source=KnowledgeSource(payload["source"]),
         confidence=payload["confidence"], tags=tuple(payload["tags"]), dedupe=payload["dedupe"],
+        source_ref=payload.get("sourceRef"),
     )  # fmt: skip
 
 
 def _created_state(row: dict[str, Any]) -> dict[str, Any]:
     """A new note's fields as the journal keeps them."""
     state = {k: row[k] for k in ("title", "content", "type", "source", "confidence", "tags")}
+    if row.get("sourceRef") is not None:
+        state["sourceRef"] = row["sourceRef"]
     return state | {"status": KnowledgeStatus.ACTIVE.value}
 
 

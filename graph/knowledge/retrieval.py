@@ -126,7 +126,7 @@ class RetrievalService:
                 vector=vector,
                 text=query.query if query.mode != SearchMode.VECTOR else None,
                 top_k=query.top_k,
-                pool=query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20),
+                pool=_pool(query),
                 filters={"statuses": _statuses(query), **_filter_params(query.filters)},
                 depth=depth,
                 rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
@@ -134,6 +134,7 @@ class RetrievalService:
                 sizes=self._sizes,
                 config=self._plan,
                 scope=Scope.of(principal.scope),
+                collapse=query.collapse_by is not None,
             )
             subgraph = self._subgraph(found.row)
             vector_score = dict(found.vector_hits)
@@ -161,6 +162,13 @@ class RetrievalService:
             }
 
         return await self._db.read_tx(work)
+
+
+def _pool(query: SearchQuery) -> int:
+    """How long each half's ranking is: the top k (twice, at least 20, for fusion); four
+    times that when hits collapse by source, so the top k can fill with distinct sources."""
+    pool = query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
+    return pool * 4 if query.collapse_by is not None else pool
 
 
 def _statuses(query: SearchQuery) -> list[str]:

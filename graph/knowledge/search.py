@@ -172,6 +172,7 @@ async def retrieve(
     sizes: TenantSizes,
     config: VectorPlanConfig,
     scope: dict[str, list[str]] | None = None,
+    collapse: bool = False,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
@@ -180,7 +181,8 @@ async def retrieve(
     The vector half uses the user's true top-``pool`` (see the module docstring): when the
     oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
     with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
-    narrows both halves and every hop of the expansion.
+    narrows both halves and every hop of the expansion. ``collapse`` keeps the best hit of
+    each ``sourceRef`` (before the top ``top_k`` is taken from the ranking).
     """
     params: dict[str, Any] = {
         "userId": user_id,
@@ -195,6 +197,7 @@ async def retrieve(
         "relTypes": rel_types,
         "direction": direction,
         "scope": scope,
+        "collapse": collapse,
         **filters,
     }
     query = SEARCH_QUERIES[depth]

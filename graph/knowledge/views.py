@@ -33,19 +33,21 @@ def note_view(node: dict[str, Any]) -> dict[str, Any]:
     ISO strings, empty optional fields dropped)."""
     node["createdAt"] = iso_millis(node["createdAt"])
     node["updatedAt"] = iso_millis(node["updatedAt"])
-    if node.get("embedding", 0) is None:
-        del node["embedding"]
+    for key in ("embedding", "sourceRef"):
+        if node.get(key, 0) is None:
+            del node[key]
     for merge in node.get("merges") or ():
         merge["mergedAt"] = iso_millis(merge["mergedAt"])
-        if merge.get("requestedId", 0) is None:
-            del merge["requestedId"]
+        for key in ("requestedId", "sourceRef"):
+            if merge.get(key, 0) is None:
+                del merge[key]
     return node
 
 
 def created_note_view(row: dict[str, Any], stamp: str) -> dict[str, Any]:
     """A note this transaction created, as the API shows it: everything but its time
     (``stamp``, from the database) is known already, so it is not read back."""
-    return {
+    view = {
         "id": row["id"],
         "title": row["title"],
         "content": row["content"],
@@ -59,3 +61,6 @@ def created_note_view(row: dict[str, Any], stamp: str) -> dict[str, Any]:
         "mergeCount": 0,
         "merges": [],
     }
+    if row.get("sourceRef") is not None:
+        view["sourceRef"] = row["sourceRef"]
+    return view

@@ -4,7 +4,7 @@
 MATCH (t:Tenant {userId: $userId})
 CREATE (n:Knowledge:$($note.label) {
   userId: $userId, id: $note.id, title: $note.title, content: $note.content, type: $note.type,
-  source: $note.source, confidence: $note.confidence, tags: $note.tags,
+  source: $note.source, confidence: $note.confidence, tags: $note.tags, sourceRef: $note.sourceRef,
   status: CASE WHEN $note.status = 'superseded' THEN 'active' ELSE $note.status END,
   createdAt: datetime({epochMillis: $note.createdAt}), updatedAt: datetime(),
   tenantKey: $tenantKey, embeddingModel: $embeddingModel, createdByRole: $note.createdByRole,
@@ -17,7 +17,7 @@ CALL (n) {
   UNWIND $note.merges AS m
   CREATE (n)-[:MERGED_FROM]->(:MergedNote {
     userId: $userId, id: m.id, requestedId: m.requestedId, title: m.title, content: m.content,
-    type: m.type, source: m.source, confidence: m.confidence, tags: m.tags,
+    type: m.type, source: m.source, confidence: m.confidence, tags: m.tags, sourceRef: m.sourceRef,
     similarity: m.similarity, mergedAt: datetime({epochMillis: m.mergedAt}),
     createdByRole: m.createdByRole, createdByAgent: m.createdByAgent
   })

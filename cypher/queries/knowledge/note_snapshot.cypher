@@ -3,13 +3,13 @@
 // asked for (kept only by a person's correction of an agent's note, never in the journal).
 MATCH (n:Knowledge {userId: $userId, id: $id})
 RETURN n {
-  .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+  .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
   .createdByRole, .createdByAgent,
   createdAt: n.createdAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
   embeddingModel: CASE WHEN $withEmbedding THEN n.embeddingModel ELSE null END,
   merges: [(n)-[:MERGED_FROM]->(m:MergedNote) | m {
-    .id, .requestedId, .title, .content, .type, .source, .confidence, .tags, .similarity,
+    .id, .requestedId, .title, .content, .type, .source, .confidence, .tags, .sourceRef, .similarity,
     .createdByRole, .createdByAgent, mergedAt: m.mergedAt.epochMillis
   }],
   edges: [(n)-[r]-(o:Knowledge)

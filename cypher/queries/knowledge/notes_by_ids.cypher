@@ -3,11 +3,11 @@
 MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 RETURN n {
-  .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+  .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
   merges: [(n)-[:MERGED_FROM]->(m:MergedNote) | m {
-    .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+    .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
     mergedAt: m.mergedAt.epochMillis
   }]
 } AS node

@@ -6,7 +6,7 @@
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
-  source: row.source, confidence: row.confidence, tags: row.tags, status: 'active',
+  source: row.source, confidence: row.confidence, tags: row.tags, sourceRef: row.sourceRef, status: 'active',
   createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
   embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0
 })

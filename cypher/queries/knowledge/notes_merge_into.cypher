@@ -4,7 +4,7 @@ UNWIND $merges AS m
 MATCH (k:Knowledge {userId: $userId, id: m.targetId})
 CREATE (k)-[:MERGED_FROM]->(:MergedNote {
   userId: $userId, id: m.id, requestedId: m.requestedId, title: m.title, content: m.content,
-  type: m.type, source: m.source, confidence: m.confidence, tags: m.tags,
+  type: m.type, source: m.source, confidence: m.confidence, tags: m.tags, sourceRef: m.sourceRef,
   similarity: m.similarity, mergedAt: datetime(), createdByRole: $role, createdByAgent: $agentId
 })
 SET k.confidence = CASE WHEN m.confidence > k.confidence THEN m.confidence ELSE k.confidence END,

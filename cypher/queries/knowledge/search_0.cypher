@@ -10,6 +10,7 @@
 // `matched` tells the caller whether the index plan found enough; if not, it asks again
 // with more candidates. One file per depth: Cypher path bounds cannot be parameters.
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
+// $collapse keeps the best hit per sourceRef before the top $topK is taken.
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NOT NULL
   CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
@@ -64,12 +65,25 @@ CALL (vectorHits, textHits) {
   RETURN collect({id: id, score: score}) AS fusedHits
 }
 WITH vectorHits, textHits, matched,
-  (CASE $mode
+  CASE $mode
     WHEN 'vector' THEN vectorHits
     WHEN 'fulltext' THEN textHits
     WHEN 'seeds' THEN [id IN $seedIds | {id: id, score: null}]
     ELSE fusedHits
-  END)[0..$topK] AS ranked
+  END AS ordered
+CALL (ordered) {
+  // collapseBy sourceRef: the best hit of each source, best first (a note without one is
+  // a source of its own), so topK fills with distinct sources.
+  UNWIND CASE WHEN $collapse THEN range(0, size(ordered) - 1) ELSE [] END AS i
+  MATCH (c:Knowledge {userId: $userId, id: ordered[i].id})
+  WITH i, ordered[i] AS hit, CASE WHEN c.sourceRef IS NULL THEN [0, c.id] ELSE [1, c.sourceRef] END AS source
+  ORDER BY i
+  WITH source, collect(hit)[0] AS best, min(i) AS first
+  ORDER BY first
+  RETURN collect(best) AS collapsed
+}
+WITH vectorHits, textHits, matched,
+  (CASE WHEN $collapse THEN collapsed ELSE ordered END)[0..$topK] AS ranked
 WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds
 CALL (hitIds) {
   MATCH (h:Knowledge)
@@ -90,10 +104,10 @@ CALL (everyone) {
 RETURN
   vectorHits, textHits, matched, ranked,
   [h IN hits | h {
-    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount,
+    .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .similarity,
+      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
       mergedAt: mn.mergedAt.epochMillis
     }]
   }] AS hits,

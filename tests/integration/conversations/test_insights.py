@@ -97,6 +97,8 @@ async def test_feedback_loop_updates_or_creates_knowledge_with_provenance(make_c
     assert len(fed["preference"]) == 1 and len(fed["fact"]) == 1 and fed["question"] == []
     created = (await alice.http.get(f"/v1/knowledge/{fed['preference'][0]}")).json()
     assert created["source"] == "conversation" and "dark mode" in created["content"]
+    assert created["sourceRef"] == "thread:t"  # the thread it came from
+    assert "sourceRef" not in note  # a note the loop updated keeps its own (none)
 
     before = {n["id"]: n for n in (await alice.http.get("/v1/knowledge")).json()["items"]}
     rerun = await run_job(alice.http, "/v1/threads/t/feedback-loop")

@@ -126,6 +126,76 @@ async def test_keyword_search_matches_word_forms_and_ignores_stop_words(make_cal
     assert all("textScore" not in h for h in hybrid.json()["hits"])
 
 
+async def test_collapse_by_source_ref_fills_top_k_with_distinct_sources(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    axis = np.eye(384)
+
+    def toward(weight: float) -> list[float]:
+        # Cosine `weight` to the query vector (axis 0), the rest on axis 1.
+        vector = weight * axis[0] + np.sqrt(1 - weight**2) * axis[1]
+        return [float(x) for x in vector]
+
+    await seed(
+        alice,
+        note("a1", "Doc A, part 1", "The first part.", sourceRef="doc:a", embedding=toward(0.99)),
+        note("a2", "Doc A, part 2", "The second part.", sourceRef="doc:a", embedding=toward(0.98)),
+        note("a3", "Doc A, part 3", "The third part.", sourceRef="doc:a", embedding=toward(0.97)),
+        note("b1", "Doc B, part 1", "Another document.", sourceRef="doc:b", embedding=toward(0.96)),
+        note("b2", "Doc B, part 2", "Its second part.", sourceRef="doc:b", embedding=toward(0.95)),
+        note("loose", "A loose note", "From nowhere in particular.", embedding=toward(0.94)),
+        note("loose2", "Another loose note", "Also from nowhere.", embedding=toward(0.93)),
+    )
+    base = {
+        "query": "parts",
+        "mode": "vector",
+        "topK": 4,
+        "embedding": toward(1.0),
+        "expandConnections": False,
+    }
+
+    async def ids(**extra: Any) -> list[str]:
+        answer = await alice.http.post("/v1/search", json={**base, **extra})
+        assert answer.status_code == 200, answer.text
+        return [h["node"]["id"] for h in answer.json()["hits"]]
+
+    assert await ids() == ["a1", "a2", "a3", "b1"]
+    # The best hit of each source, best first; a note without a sourceRef is its own source.
+    assert await ids(collapseBy="sourceRef") == ["a1", "b1", "loose", "loose2"]
+    assert await ids(collapseBy="sourceRef", topK=2) == ["a1", "b1"]
+    hybrid = await ids(collapseBy="sourceRef", mode="hybrid", query="part")
+    sources = {"a1": "a", "a2": "a", "a3": "a", "b1": "b", "b2": "b"}
+    assert len({sources.get(i, i) for i in hybrid}) == len(hybrid) == 4
+
+    bad = await alice.http.post("/v1/search", json={**base, "collapseBy": "title"})
+    assert bad.status_code == 422 and "collapseBy" in bad.text
+
+
+async def test_a_note_keeps_where_it_came_from(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    made = await alice.http.post(
+        "/v1/knowledge",
+        json={"id": "n", "title": "Retries", "content": "Webhooks retry five times.", "type": "fact",
+              "sourceRef": "docs/webhooks.md:12"},
+    )  # fmt: skip
+    assert made.status_code == 201, made.text
+    assert made.json()["node"]["sourceRef"] == "docs/webhooks.md:12"
+    assert (await alice.http.get("/v1/knowledge/n")).json()["sourceRef"] == "docs/webhooks.md:12"
+    moved = await alice.http.patch("/v1/knowledge/n", json={"sourceRef": "docs/hooks.md:3"})
+    assert moved.status_code == 200 and moved.json()["sourceRef"] == "docs/hooks.md:3"
+    for bad in ("", "x" * 513):
+        answer = await alice.http.post(
+            "/v1/knowledge", json={"title": "T", "content": "C.", "type": "fact", "sourceRef": bad}
+        )
+        assert answer.status_code == 422 and "sourceRef" in answer.text, answer.text
+    # A deleted note comes back with it on undo.
+    deleted = await alice.http.delete("/v1/knowledge/n")
+    assert deleted.status_code in (200, 204), deleted.text
+    journal = (await alice.http.get("/v1/mutations", params={"targetId": "n"})).json()["items"]
+    undo = await alice.http.post(f"/v1/mutations/{journal[0]['id']}/undo")
+    assert undo.status_code in (200, 201), undo.text
+    assert (await alice.http.get("/v1/knowledge/n")).json()["sourceRef"] == "docs/hooks.md:3"
+
+
 async def test_expansion_returns_exactly_the_expected_subgraph(make_caller: MakeCaller) -> None:
     # a -relatedTo-> b -dependsOn-> c -relatedTo-> d ; e -conflictsWith- a ; f is unconnected.
     alice = await make_caller()
