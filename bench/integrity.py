@@ -40,7 +40,7 @@ from bench.knowledge import BATCH, RAW_MERGE, Corpus, _forget, _key, post_batch,
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
 from graph.core.settings import Settings
-from graph.knowledge.search import tenant_key
+from graph.core.tenancy import tenant_key
 from tests.support.servers import ApiProcess
 
 WRITERS = 8

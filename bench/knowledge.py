@@ -62,7 +62,7 @@ FOR (n:Knowledge) ON EACH [n.title, n.content, n.tenantKey]
 
 def lucene_before(text: str, user: str) -> str | None:
     """The Lucene query as search built it before the retrieval issue (stop words kept)."""
-    from graph.knowledge.search import tenant_key
+    from graph.core.tenancy import tenant_key
 
     words = [w.lower() for w in re.findall(r"\w+", text)][:32]
     if not words:
@@ -206,7 +206,7 @@ def write_comparison(
     does. A third writer stores the same notes without vectors: what the graph write
     costs without the HNSW index.
     """
-    from graph.knowledge.search import tenant_key
+    from graph.core.tenancy import tenant_key
 
     users = {name: f"bench-{tag}-cmp-{name}" for name in ("api", "raw", "bare")}
     key = asyncio.run(_key(settings, users["api"]))

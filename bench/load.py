@@ -53,8 +53,9 @@ from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
 from graph.core.embeddings import LocalEmbedder, _package_dir, embedder_model_id
 from graph.core.settings import Settings, get_settings
+from graph.core.tenancy import tenant_key
 from graph.core.vectors import score_from_cosine
-from graph.knowledge.search import lucene_query, tenant_key
+from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
 NOTES = 10_000

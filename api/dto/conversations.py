@@ -130,7 +130,10 @@ class InsightOut(OutModel):
     extracted_at: str | None = None
     message_id: str | None = None
     knowledge_ids: list[str] = Field(default_factory=list)
-    score: float | None = None
+    score: float | None = Field(default=None, description="Recall: cosine to the query.")
+    text_score: float | None = Field(
+        default=None, description="Recall: keyword score, when its words matched."
+    )
 
 
 class InsightPageOut(OutModel):

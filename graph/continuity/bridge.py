@@ -29,7 +29,7 @@ from typing import Any
 
 from graph.continuity.agents import AgentRegistry, BridgeConfig
 from graph.continuity.tokens import TokenCounter
-from graph.conversations.insights import InsightService
+from graph.conversations.insights import InsightService, close_enough
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import EmbeddingError, Forbidden, InvalidInput
@@ -239,7 +239,7 @@ class BridgeService:
             {"kind": "insight", **{k: i.get(k) for k in ("id", "content", "type", "confidence", "threadId",
                                                          "pageSlug", "extractedAt", "knowledgeIds")}}
             for i in recalled["insights"]
-            if i["score"] >= self._min_similarity
+            if close_enough(i, self._min_similarity)
         ]  # fmt: skip
         return _fuse(notes, insights, limit)
 

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.continuity.tokens import TokenCounter
-from graph.conversations.insights import InsightService
+from graph.conversations.insights import InsightService, close_enough
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
@@ -159,7 +159,7 @@ class BriefService:
         )
         keep = ("id", "type", "content", "confidence", "threadId", "pageSlug", "extractedAt")
         return [
-            {k: i.get(k) for k in keep} for i in recalled["insights"] if i["score"] >= self._min_similarity
+            {k: i.get(k) for k in keep} for i in recalled["insights"] if close_enough(i, self._min_similarity)
         ]
 
     async def brief(self, principal: Principal, task: str, token_budget: int) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
 #: How many typed insights a save carries: none, or three to five (the seed's shape).
@@ -217,7 +218,7 @@ class WikiService:
                 decisions=list(save.decisions), learnings=list(save.learnings),
                 openQuestions=list(save.open_questions), fingerprint=save.fingerprint,
                 role=principal.role.value, embedding=vectors[0], embeddingModel=self._embedder.model_id,
-                seq=gated.seq,
+                seq=gated.seq, tenantKey=tenant_key(principal.user_id),
                 insights=rows,
             )  # fmt: skip
             [row] = await gated.run(

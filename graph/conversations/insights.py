@@ -31,10 +31,12 @@ from graph.core.errors import InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import Jobs
 from graph.core.principals import Principal
+from graph.core.tenancy import tenant_key
 from graph.core.values import plain, sortable_id
 from graph.core.vectors import VectorPlanConfig, cosine_from_score
 from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.knowledge.notes import NoteService
+from graph.knowledge.search import RRF_K, lucene_query
 
 JOB_KINDS = ("extract", "feedback-loop")
 _KNOWLEDGE_TYPE = {
@@ -150,6 +152,7 @@ class InsightService:
                 threadId=thread_id,
                 extractor=self._extractor.name,
                 embeddingModel=self._embedder.model_id,
+                tenantKey=tenant_key(principal.user_id),
             )
             new = {r["id"] for r in result if r["created"]}
             await journal.record_many(gated, pipeline, [
@@ -323,17 +326,50 @@ class InsightService:
                         vector=vector,
                         limit=limit,
                     )
+            lucene = lucene_query(query, user, fields=("content",)) if mine else None
+            worded = (
+                await run_rows(
+                    tx,
+                    "queries/conversations/insights_recall_text",
+                    userId=user,
+                    lucene=lucene,
+                    vector=vector,
+                    limit=limit,
+                )  # fmt: skip
+                if lucene
+                else []
+            )
             recent = (
                 await run_rows(tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics)
                 if topics
                 else []
             )
-            return {
-                "insights": [{**plain(h["insight"]), "score": cosine_from_score(h["score"])} for h in hits],
-                "recentTopics": [plain(r) for r in recent],
-            }
+            return {"insights": fuse(hits, worded, limit), "recentTopics": [plain(r) for r in recent]}
 
         return await self._db.read_tx(work)
+
+
+def close_enough(insight: dict[str, Any], min_similarity: float) -> bool:
+    """Whether a recalled insight belongs in the bridge or a brief: its words matched the
+    topic, or its cosine to it is at least ``min_similarity`` (the rule notes follow too)."""
+    return "textScore" in insight or float(insight["score"]) >= min_similarity
+
+
+def fuse(by_vector: list[dict[str, Any]], by_words: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The two halves of recall in one ranking, by reciprocal rank fusion as search fuses
+    its halves: each insight with its cosine to the query (``score``) and, when its words
+    matched, its keyword score (``textScore``)."""
+    found: dict[str, dict[str, Any]] = {}
+    fused: dict[str, float] = {}
+    for ranking in (by_vector, by_words):
+        for rank, hit in enumerate(ranking, 1):
+            insight = plain(hit["insight"])
+            entry = found.setdefault(insight["id"], {**insight, "score": cosine_from_score(hit["score"])})
+            if "textScore" in hit:
+                entry["textScore"] = float(hit["textScore"])
+            fused[insight["id"]] = fused.get(insight["id"], 0.0) + 1 / (RRF_K + rank)
+    order = sorted(found, key=lambda i: (-fused[i], i))
+    return [found[i] for i in order[:limit]]
 
 
 def _title(content: str, words: int = 10) -> str:

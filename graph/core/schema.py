@@ -24,6 +24,7 @@ from graph.core.cypher import cypher_names, cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import DatabaseUnavailable, SchemaMismatch
+from graph.core.tenancy import tenant_key
 
 log = logging.getLogger(__name__)
 
@@ -215,11 +216,24 @@ async def migrate(db: Database, dimension: int) -> SchemaReport:
         log.warning("rebuilding index %s: its settings differ from cypher/schema", name)
         await db.run_autocommit("queries/core/schema_drop_index", name=name)
     await apply_schema(db, dimension)
+    await _insight_tenant_keys(db)
     report = await check_schema(db, dimension)
     mismatched = [p for p in report.problems if p.startswith("vector index")]
     if mismatched:
         raise SchemaMismatch("; ".join(mismatched))
     return report
+
+
+async def _insight_tenant_keys(db: Database) -> None:
+    """Insights stored before they carried their user's tenant key get it (the keyword half
+    of recall finds an insight by it); a no-op once all have one."""
+    while users := await db.read("queries/core/insights_without_tenant_key", limit=100):
+        for row in users:
+            await db.write(
+                "queries/core/insights_set_tenant_key",
+                userId=row["userId"],
+                tenantKey=tenant_key(row["userId"]),
+            )
 
 
 #: What ``reembed`` recomputes: notes (title + content), insights (content), saved session

@@ -21,6 +21,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Scope
+from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
@@ -36,7 +37,7 @@ from graph.knowledge.models import (
     NotePatch,
     Proposed,
 )
-from graph.knowledge.search import TenantSizes, tenant_key
+from graph.knowledge.search import TenantSizes
 from graph.knowledge.views import created_note_view, note_view
 
 

@@ -27,7 +27,6 @@ returned notes. A note's neighbourhood is the same query started from the note i
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from dataclasses import dataclass
@@ -36,13 +35,8 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from graph.core.db import run_rows
+from graph.core.tenancy import tenant_key
 from graph.core.vectors import VectorPlanConfig, cosine_from_score
-
-
-def tenant_key(user_id: str) -> str:
-    """A single Lucene token standing for the user (letters and digits only)."""
-    return "t" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:24]
-
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: The stop words of the fulltext index's english analyzer (Lucene's EnglishAnalyzer). They
@@ -87,14 +81,16 @@ STOP_WORDS = frozenset(
 )
 
 
-def lucene_query(text: str, user_id: str, max_terms: int = 32) -> str | None:
-    """A Lucene query for the user's words within one tenant; ``None`` if there are no words
-    but stop words."""
+def lucene_query(
+    text: str, user_id: str, max_terms: int = 32, fields: tuple[str, ...] = ("title", "content")
+) -> str | None:
+    """A Lucene query for the user's words in ``fields`` within one tenant; ``None`` if there
+    are no words but stop words."""
     words = [w for w in (w.lower() for w in _WORD.findall(text)) if w not in STOP_WORDS][:max_terms]
     if not words:
         return None
     terms = " ".join(words)
-    return f"+tenantKey:{tenant_key(user_id)} +(title:({terms}) content:({terms}))"
+    return f"+tenantKey:{tenant_key(user_id)} +({' '.join(f'{f}:({terms})' for f in fields)})"
 
 
 class TenantSizes:

@@ -37,6 +37,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.tenancy import tenant_key
 from graph.knowledge import corrections
 from graph.knowledge.corrections import Kept
 from graph.knowledge.edges import (
@@ -49,7 +50,7 @@ from graph.knowledge.edges import (
 )
 from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeStatus, KnowledgeType, Proposed
 from graph.knowledge.notes import snapshot_state, superseded_by_snapshot
-from graph.knowledge.search import TenantSizes, tenant_key
+from graph.knowledge.search import TenantSizes
 
 #: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
 INVERSE = {

@@ -22,7 +22,8 @@ CALL (w) {
   MERGE (i:Insight {userId: $userId, key: row.key})
     ON CREATE SET i.id = row.id, i.sessionId = $sessionId, i.pageSlug = $slug, i.type = row.type,
                   i.content = row.content, i.confidence = row.confidence, i.extractor = 'session-save',
-                  i.extractedAt = datetime(), i.embeddingModel = $embeddingModel, i.new = true
+                  i.extractedAt = datetime(), i.embeddingModel = $embeddingModel, i.tenantKey = $tenantKey,
+                  i.new = true
   SET i.position = row.position
   MERGE (i)-[:EXTRACTED_FROM]->(w)
   MERGE (w)-[:HAS_INSIGHT]->(i)

@@ -5,7 +5,7 @@ MATCH (t:Thread {userId: $userId, id: $threadId})
 MERGE (i:Insight {userId: $userId, key: row.key})
   ON CREATE SET i.id = row.id, i.threadId = $threadId, i.type = row.type, i.content = row.content,
                 i.confidence = row.confidence, i.extractor = $extractor, i.extractedAt = datetime(),
-                i.embeddingModel = $embeddingModel, i.new = true
+                i.embeddingModel = $embeddingModel, i.tenantKey = $tenantKey, i.new = true
 MERGE (i)-[:EXTRACTED_FROM]->(m)
 MERGE (t)-[:HAS_INSIGHT]->(i)
 WITH i, row, coalesce(i.new, false) AS created

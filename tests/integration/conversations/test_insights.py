@@ -15,7 +15,10 @@ import httpx
 import pytest
 
 from graph.core.db import Database
+from graph.core.embeddings import embedder_dimension
 from graph.core.principals import ApiKeys, Role
+from graph.core.schema import migrate
+from graph.core.settings import Settings
 from graph.core.users import forget_user
 from tests.integration.conftest import Caller, MakeCaller
 from tests.support.openai_stub import OpenAIStub, chat_answer
@@ -129,6 +132,36 @@ async def test_recall_across_sessions(make_caller: MakeCaller) -> None:
         await alice.http.post("/v1/context/user", json={"query": "editor", "limit": 1, "topics": 1})
     ).json()
     assert len(few["insights"]) == 1 and len(few["recentTopics"]) == 1
+
+
+async def test_recall_finds_an_insight_by_its_words_too(
+    make_caller: MakeCaller, db: Database, settings: Settings
+) -> None:
+    """Recall fuses a keyword half with the vector half, as search does: an insight whose
+    rare word the query names comes back with its textScore; another user's never does. An
+    insight stored before insights carried their tenant key is given one by migrate."""
+    alice, mallory = await make_caller(), await make_caller()
+    said = [{"id": "z1", "role": "user", "content": "We decided to name the staging bucket zanzibar."}]
+    for caller in (alice, mallory):
+        await open_thread(caller, "t", "Buckets", said)
+        assert (await run_job(caller.http, "/v1/threads/t/extract"))["status"] == "done"
+
+    async def recalled(caller: Caller) -> list[dict[str, Any]]:
+        answer = await caller.http.post("/v1/context/user", json={"query": "zanzibar", "limit": 3})
+        assert answer.status_code == 200, answer.text
+        return list(answer.json()["insights"])
+
+    [hit] = await recalled(alice)
+    assert "zanzibar" in hit["content"] and hit["textScore"] > 0 and -1 <= hit["score"] <= 1
+    [theirs] = await recalled(mallory)
+    assert theirs["id"] != hit["id"]
+
+    await db.driver.execute_query(  # as an older build stored it
+        "MATCH (i:Insight {userId: $userId}) REMOVE i.tenantKey", userId=alice.user_id, database_=db.database
+    )
+    assert "textScore" not in (await recalled(alice))[0]  # the keyword half cannot see it
+    await migrate(db, embedder_dimension(settings))
+    assert (await recalled(alice))[0]["textScore"] > 0
 
 
 async def test_recall_shows_each_insight_as_the_listing_does(make_caller: MakeCaller) -> None:

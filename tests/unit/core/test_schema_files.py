@@ -17,9 +17,12 @@ def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
         }, index.name
 
 
-def test_the_fulltext_index_declares_the_english_analyzer() -> None:
+def test_the_fulltext_indexes_declare_the_english_analyzer() -> None:
     fulltext = {o.name: dict(o.settings) for o in expected_schema() if o.index_type == "FULLTEXT"}
-    assert fulltext == {"knowledge_fulltext": {"fulltext.analyzer": "english"}}
+    assert fulltext == {
+        "knowledge_fulltext": {"fulltext.analyzer": "english"},
+        "insight_fulltext": {"fulltext.analyzer": "english"},
+    }
 
 
 def test_other_indexes_declare_no_settings() -> None:
