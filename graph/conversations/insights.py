@@ -335,7 +335,7 @@ class InsightService:
                     lucene=lucene,
                     vector=vector,
                     limit=limit,
-                )  # fmt: skip
+                )
                 if lucene
                 else []
             )

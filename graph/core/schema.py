@@ -175,7 +175,7 @@ async def check_schema(db: Database, dimension: int) -> SchemaReport:
             report.problems.append(f"index {wanted.name} is {index['state']}, not ONLINE yet")
         config = (index.get("options") or {}).get("indexConfig") or {}
         if wanted.index_type == "FULLTEXT":
-            _compare_settings(report, wanted, config, "rebuilds it from the stored notes")
+            _compare_settings(report, wanted, config, "rebuilds it from the text the nodes hold")
         if wanted.index_type == "VECTOR":
             found = int(config.get("vector.dimensions", 0))
             report.vector_dimensions[wanted.name] = found
