@@ -248,28 +248,37 @@ def store(client: httpx.Client, turns: list[Turn]) -> float:
     return time.perf_counter() - t0
 
 
-def measure(client: httpx.Client, questions: list[Question]) -> dict[str, Any]:
-    """Each mode's metrics over the questions, with and without collapsing by source."""
+def top_ids(client: httpx.Client, questions: list[Question], mode: str, collapse: bool) -> list[list[str]]:
+    """Each question's top-k note ids in ``mode``, collapsed by source or not."""
+    found = []
+    for q in questions:
+        body: dict[str, Any] = {"query": q.question, "topK": K, "mode": mode, "expandConnections": False}
+        if collapse:
+            body["collapseBy"] = "sourceRef"
+        answer = client.post("/v1/search", json=body)
+        answer.raise_for_status()
+        found.append([h["node"]["id"] for h in answer.json()["hits"]])
+    return found
+
+
+def measure(
+    client: httpx.Client, questions: list[Question]
+) -> tuple[dict[str, Any], dict[str, list[list[str]]]]:
+    """Each mode's metrics over the questions, with and without collapsing by source; and the
+    ranked ids they were computed from, by the same labels."""
     table: dict[str, Any] = {}
+    ranked: dict[str, list[list[str]]] = {}
     for mode in MODES:
         for collapse in (False, True):
-            rows = []
-            for q in questions:
-                body: dict[str, Any] = {
-                    "query": q.question,
-                    "topK": K,
-                    "mode": mode,
-                    "expandConnections": False,
-                }
-                if collapse:
-                    body["collapseBy"] = "sourceRef"
-                answer = client.post("/v1/search", json=body)
-                answer.raise_for_status()
-                rows.append(
-                    scores([session_of(h["node"]["id"]) for h in answer.json()["hits"]], q.supporting)
-                )
-            table[mode + (", collapseBy sourceRef" if collapse else "")] = mean(rows)
-    return table
+            label = mode + (", collapseBy sourceRef" if collapse else "")
+            ranked[label] = top_ids(client, questions, mode, collapse)
+            table[label] = mean(
+                [
+                    scores([session_of(i) for i in ids], q.supporting)
+                    for ids, q in zip(ranked[label], questions, strict=True)
+                ]
+            )
+    return table, ranked
 
 
 def bm25_baseline(turns: list[Turn], questions: list[Question]) -> dict[str, float]:
@@ -278,17 +287,6 @@ def bm25_baseline(turns: list[Turn], questions: list[Question]) -> dict[str, flo
     return mean(
         [scores([turns[i].session for i in bm25.top(q.question, K)], q.supporting) for q in questions]
     )
-
-
-def top_ids(client: httpx.Client, questions: list[Question], mode: str) -> list[list[str]]:
-    """Each question's top-k note ids in ``mode``."""
-    found = []
-    for q in questions:
-        body = {"query": q.question, "topK": K, "mode": mode, "expandConnections": False}
-        answer = client.post("/v1/search", json=body)
-        answer.raise_for_status()
-        found.append([h["node"]["id"] for h in answer.json()["hits"]])
-    return found
 
 
 def crowd(base_url: str, settings: Settings, turns: list[Turn], unrelated: int = 40_000) -> None:
@@ -331,17 +329,17 @@ def run_embedder(
                 base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=60
             ) as c:
                 stored = store(c, turns)
+                table, alone = measure(c, questions)
                 figures: dict[str, Any] = {
                     "embedder": c.get("/ready").json()["embedder"],
                     "store_seconds": round(stored, 1),
-                    f"at_{K}": measure(c, questions),
+                    f"at_{K}": table,
                 }
                 if crowded:
-                    alone = {mode: top_ids(c, questions, mode) for mode in MODES}
                     crowd(api.base_url, settings, turns)
-                    beside = {mode: top_ids(c, questions, mode) for mode in MODES}
+                    table, beside = measure(c, questions)
                     figures["beside_other_users"] = {
-                        f"at_{K}": measure(c, questions),
+                        f"at_{K}": table,
                         "questions_whose_top_k_changed": {
                             mode: sum(a != b for a, b in zip(alone[mode], beside[mode], strict=True))
                             for mode in MODES

@@ -494,7 +494,7 @@ class NoteService:
                     fields=hits, corrections=[held[k] for k in hits],
                 ))  # fmt: skip
         written: set[str] = set()
-        replaced: tuple[list[float], str, str] | None = None
+        replaced: corrections.Kept | None = None
         if not corrections.is_agent(principal):
             [snap] = await gated.run(
                 "queries/knowledge/note_snapshot", id=node_id, withEmbedding=not unchanged
