@@ -35,6 +35,7 @@ from neo4j import GraphDatabase
 from bench.common import machine, private_neo4j, save, summary_ms
 from bench.knowledge import (
     Corpus,
+    keyword_params,
     post_batch,
     rotated,
     search_1_params,
@@ -50,7 +51,6 @@ from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
-from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
 USER = "bench-bridge-user"
@@ -276,7 +276,7 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
             )
             t2 = time.perf_counter()
             driver.execute_query(
-                search_query, vector=vector, lucene=lucene_query(topic, USER),
+                search_query, vector=vector, **keyword_params(topic, USER, mine_total["mine"]),
                 **{**search_1_params(USER), "topK": memory, "candidates": candidates},
             )  # fmt: skip
             t3 = time.perf_counter()

@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -59,6 +61,22 @@ BEFORE_INDEX = """
 CREATE FULLTEXT INDEX knowledge_fulltext_before IF NOT EXISTS
 FOR (n:Knowledge) ON EACH [n.tenantKey, n.title, n.content]
 """
+
+
+#: The last commit before the retrieval issue changed the search query.
+COMMIT_BEFORE = "c65b059"
+
+
+def query_before() -> str:
+    """``queries/knowledge/search_1`` as it was at :data:`COMMIT_BEFORE` (from git: the
+    benchmark runs in a checkout), one Lucene query for the keyword half."""
+    return subprocess.run(
+        ["git", "show", f"{COMMIT_BEFORE}:cypher/queries/knowledge/search_1.cypher"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 def lucene_before(text: str, user: str) -> str | None:
@@ -252,14 +270,22 @@ def search_1_params(user: str) -> dict[str, Any]:
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100, "scope": None,
-        "collapse": False,
+        "filtered": False, "collapse": False,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None,
     }  # fmt: skip
 
 
+def keyword_params(text: str, user: str, notes: int) -> dict[str, Any]:
+    """The keyword half's parameters the API passes a search query for ``text`` by a user
+    with ``notes`` notes."""
+    from graph.knowledge.search import TERM_LIMIT, keyword_terms
+
+    return {"terms": keyword_terms(text, user), "termLimit": TERM_LIMIT, "notes": notes}
+
+
 def search_latency(
-    client: httpx.Client, settings: Settings, corpus: Corpus, user: str, runs: int = 300
+    client: httpx.Client, settings: Settings, corpus: Corpus, user: str, notes: int, runs: int = 300
 ) -> dict[str, Any]:
     """Server-side hybrid top-10 with 1-hop expansion, against raw Cypher.
 
@@ -272,13 +298,12 @@ def search_latency(
     Neo4j than the others; 50 rounds of warm-up come first.
     """
     from graph.core.cypher import cypher_text
-    from graph.knowledge.search import lucene_query
 
     queries, topics = corpus.notes(runs)
     texts = [corpus.text(t, 3) for t in topics]
     warm_up, warm_topics = corpus.notes(50)
     search_query = cypher_text("queries/knowledge/search_1")
-    before_query = search_query.replace("'knowledge_fulltext'", "'knowledge_fulltext_before'")
+    before_query = query_before().replace("'knowledge_fulltext'", "'knowledge_fulltext_before'")
     fixed = search_1_params(user)
     timings: dict[str, list[float]] = {"api": [], "client": [], "raw": [], "same": [], "before": []}
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
@@ -301,7 +326,7 @@ def search_latency(
 
         def same(vector: list[float], text: str) -> float:
             t0 = time.perf_counter()
-            driver.execute_query(search_query, vector=vector, lucene=lucene_query(text, user), **fixed)
+            driver.execute_query(search_query, vector=vector, **keyword_params(text, user, notes), **fixed)
             return time.perf_counter() - t0
 
         def before(vector: list[float], text: str) -> float:
@@ -390,14 +415,14 @@ def bench_scale(
         # Searches are measured once the loads' background index merging has finished.
         figures["settle_s"] = settle(local)
         figures["vector_segments"] = vector_segments(local)
-        figures["search"] = search_latency(client, settings, corpus, whale)
+        figures["search"] = search_latency(client, settings, corpus, whale, scale)
         # Neo4j merges an index's segments when it closes it: after a restart the same notes
         # sit in fewer HNSW graphs (one, at the default merge factor), the best case for search.
         local.stop()
         local.start()
         api.wait_ready()
         figures["vector_segments_after_restart"] = vector_segments(local)
-        figures["search_after_restart"] = search_latency(client, settings, corpus, whale)
+        figures["search_after_restart"] = search_latency(client, settings, corpus, whale, scale)
         recalls = {"100%": recall_at_10(client, corpus, vectors, ids)}
     for share in (0.1, 0.01, 0.001):
         user = f"bench-{tag}-{share}"
@@ -447,7 +472,7 @@ def search_price(scale: int = 100_000) -> dict[str, Any]:
                 api_load(client, corpus, "n", scale)
                 figures = {
                     "settle_s": settle(local),
-                    "search": search_latency(client, settings, corpus, whale),
+                    "search": search_latency(client, settings, corpus, whale, scale),
                 }
         finally:
             api.stop()

@@ -48,14 +48,22 @@ import neo4j
 import numpy as np
 
 from bench.common import cpu_seconds, machine, percentile, private_neo4j, save
-from bench.knowledge import Corpus, _forget, _key, api_edges, post_batch, search_1_params, settle
+from bench.knowledge import (
+    Corpus,
+    _forget,
+    _key,
+    api_edges,
+    keyword_params,
+    post_batch,
+    search_1_params,
+    settle,
+)
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
 from graph.core.embeddings import LocalEmbedder, _package_dir, embedder_model_id
 from graph.core.settings import Settings, get_settings
 from graph.core.tenancy import tenant_key
 from graph.core.vectors import score_from_cosine
-from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
 NOTES = 10_000
@@ -352,7 +360,7 @@ def raw_caller(
             await driver.execute_query(
                 search,
                 vector=vectors["queries"][n % TEXTS],
-                lucene=lucene_query(texts.queries[n % TEXTS], user),
+                **keyword_params(texts.queries[n % TEXTS], user, NOTES),
                 **fixed,
             )
         elif kind == "create":

@@ -37,7 +37,15 @@ from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
 from bench.continuity import FACTS, SYSTEMS, TOPICS, _auth
-from bench.knowledge import Corpus, post_batch, rotated, search_1_params, server_seconds, settle
+from bench.knowledge import (
+    Corpus,
+    keyword_params,
+    post_batch,
+    rotated,
+    search_1_params,
+    server_seconds,
+    settle,
+)
 from graph.continuity.skills import starter_skills
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
@@ -45,7 +53,6 @@ from graph.core.embeddings import build_embedder, relevance_floor
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
-from graph.knowledge.search import lucene_query
 from tests.support.servers import ApiProcess
 
 USER = "bench-wake-user"
@@ -282,7 +289,8 @@ def measure(api: ApiProcess, settings: Settings, secrets: dict[str, str], runs: 
                     [vector] = asyncio.run(embedder.embed([goal]))
                     searched = {
                         **search_1_params(USER), "topK": 15, "pool": 30, "textCandidates": 120,
-                        "candidates": candidates, "vector": vector, "lucene": lucene_query(goal, USER),
+                        "candidates": candidates, "vector": vector,
+                        **keyword_params(goal, USER, counts["mine"]),
                     }  # fmt: skip
                     spent[side] = (
                         raw(search_query, **searched)

@@ -36,7 +36,7 @@ from graph.core.values import plain, sortable_id
 from graph.core.vectors import VectorPlanConfig, cosine_from_score
 from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.knowledge.notes import NoteService
-from graph.knowledge.search import RRF_K, lucene_query
+from graph.knowledge.search import RRF_K, TERM_LIMIT, keyword_terms
 
 JOB_KINDS = ("extract", "feedback-loop")
 _KNOWLEDGE_TYPE = {
@@ -79,6 +79,7 @@ class InsightService:
         *,
         thresholds: Thresholds | None = None,
         plan: VectorPlanConfig | None = None,
+        term_limit: int = TERM_LIMIT,
     ) -> None:
         self._db = db
         self._embedder = embedder
@@ -88,6 +89,7 @@ class InsightService:
         self._gate = WriteGate(db)
         self._thresholds = thresholds or Thresholds()
         self._plan = plan or VectorPlanConfig()
+        self._term_limit = term_limit
 
     # --- jobs ------------------------------------------------------------------------------------
     async def start_job(self, principal: Principal, thread_id: str, kind: str) -> str:
@@ -326,17 +328,20 @@ class InsightService:
                         vector=vector,
                         limit=limit,
                     )
-            lucene = lucene_query(query, user, fields=("content",)) if mine else None
+            terms = keyword_terms(query, user, fields=("content",)) if mine else []
             worded = (
                 await run_rows(
                     tx,
                     "queries/conversations/insights_recall_text",
                     userId=user,
-                    lucene=lucene,
+                    terms=terms,
+                    termLimit=self._term_limit,
+                    insights=mine,
                     vector=vector,
+                    candidates=max(limit * 4, 50),
                     limit=limit,
                 )
-                if lucene
+                if terms
                 else []
             )
             recent = (

@@ -43,5 +43,6 @@ class ConversationMemory:
             jobs,
             thresholds=Thresholds(settings.insight_valid_above, settings.insight_consolidate_above),
             plan=VectorPlanConfig.from_settings(settings),
+            term_limit=settings.search_term_limit,
         )
         return cls(threads=ThreadService(db), insights=insights, jobs=jobs)

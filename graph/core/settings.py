@@ -157,6 +157,14 @@ class Settings(BaseSettings):
     search_ann_max_candidates: int = Field(
         default=5_000, ge=100, description="Most candidates asked of the vector index before an exact scan."
     )
+    search_term_limit: int = Field(
+        default=1_000,
+        ge=10,
+        le=100_000,
+        description="Matches of one query word the keyword half of search and recall reads at most: "
+        "a word found in more of a user's notes (or insights) than this counts as common and is left "
+        "out while a rarer word of the query is present (docs/retrieval.md, 'Keyword scores').",
+    )
     tenant_size_cache_seconds: float = Field(default=30.0, ge=0)
 
     # --- conversation memory -------------------------------------------------------

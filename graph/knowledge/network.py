@@ -45,7 +45,9 @@ class KnowledgeNetwork:
         return cls(
             notes=notes,
             edges=edges,
-            retrieval=RetrievalService(db, embedder, plan=plan, sizes=sizes),
+            retrieval=RetrievalService(
+                db, embedder, plan=plan, sizes=sizes, term_limit=settings.search_term_limit
+            ),
             undo=undo,
             corrections=CorrectionService(db, window_days=settings.correction_window_days),
             proposals=ProposalService(db, notes, edges, undo),

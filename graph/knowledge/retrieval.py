@@ -20,7 +20,7 @@ from graph.knowledge.models import (
     SearchMode,
     SearchQuery,
 )
-from graph.knowledge.search import SEARCH_QUERIES, TenantSizes, retrieve
+from graph.knowledge.search import SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
 from graph.knowledge.views import edge_view, note_view
 
 
@@ -34,11 +34,13 @@ class RetrievalService:
         *,
         plan: VectorPlanConfig | None = None,
         sizes: TenantSizes | None = None,
+        term_limit: int = TERM_LIMIT,
     ) -> None:
         self._db = db
         self._embedder = embedder
         self._plan = plan or VectorPlanConfig()
         self._sizes = sizes or TenantSizes()
+        self._term_limit = term_limit
 
     @staticmethod
     def _subgraph(row: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +137,7 @@ class RetrievalService:
                 config=self._plan,
                 scope=Scope.of(principal.scope),
                 collapse=query.collapse_by is not None,
+                term_limit=self._term_limit,
             )
             subgraph = self._subgraph(found.row)
             vector_score = dict(found.vector_hits)

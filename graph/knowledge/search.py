@@ -18,7 +18,11 @@ query here picks one of two plans from the user's share of the index
 
 Fulltext search is narrowed to the user inside Lucene with ``tenantKey`` (a one-token
 digest of the user id) and checked exactly afterwards; the user's text only reaches
-Lucene as lower-cased word tokens, so it cannot change the query's structure.
+Lucene as lower-cased word tokens, so it cannot change the query's structure. Its scores
+come from the user's own notes alone, never from Lucene's statistics (which span every
+user, so one user's ranking would move with what others store, and tell of it): one
+Lucene query per word gives the word's frequency among the user's notes, and the query
+computes BM25 from those (``cypher/queries/knowledge/search_0.cypher`` tells how).
 
 A search is one Cypher query (``queries/knowledge/search_<depth>``): both halves of the ranking,
 their reciprocal rank fusion, the expansion from the top hits and the edges among all
@@ -81,16 +85,23 @@ STOP_WORDS = frozenset(
 )
 
 
-def lucene_query(
+def keyword_terms(
     text: str, user_id: str, max_terms: int = 32, fields: tuple[str, ...] = ("title", "content")
-) -> str | None:
-    """A Lucene query for the user's words in ``fields`` within one tenant; ``None`` if there
-    are no words but stop words."""
-    words = [w for w in (w.lower() for w in _WORD.findall(text)) if w not in STOP_WORDS][:max_terms]
-    if not words:
-        return None
-    terms = " ".join(words)
-    return f"+tenantKey:{tenant_key(user_id)} +({' '.join(f'{f}:({terms})' for f in fields)})"
+) -> list[str]:
+    """One Lucene query per distinct word of ``text`` (stop words left out, at most
+    ``max_terms``), each for that word in ``fields`` within the user's tenant: the keyword
+    half scores from what each finds among the user's own nodes (``search_0.cypher``)."""
+    words = [w for w in (w.lower() for w in _WORD.findall(text)) if w not in STOP_WORDS]
+    fenced = f"+tenantKey:{tenant_key(user_id)}"
+    return [
+        f"{fenced} +({' '.join(f'{f}:({word})' for f in fields)})"
+        for word in list(dict.fromkeys(words))[:max_terms]
+    ]
+
+
+#: Matches per query word the keyword half reads at most: a word found in more of a user's
+#: notes than this is common in that memory (``search_term_limit``).
+TERM_LIMIT = 1_000
 
 
 class TenantSizes:
@@ -129,6 +140,9 @@ SEARCH_QUERIES = {
     2: "queries/knowledge/search_2",
     3: "queries/knowledge/search_3",
 }
+#: The filters of a search besides status (``statuses`` is always set): when none is set and
+#: no scope, the query skips their tests (``$filtered``).
+NOTE_FILTERS = ("types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore")
 #: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
 RRF_K = 60
 
@@ -169,6 +183,7 @@ async def retrieve(
     config: VectorPlanConfig,
     scope: dict[str, list[str]] | None = None,
     collapse: bool = False,
+    term_limit: int = TERM_LIMIT,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
@@ -178,13 +193,20 @@ async def retrieve(
     oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
     with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
     narrows both halves and every hop of the expansion. ``collapse`` keeps the best hit of
-    each ``sourceRef`` (before the top ``top_k`` is taken from the ranking).
+    each ``sourceRef`` (before the top ``top_k`` is taken from the ranking). ``term_limit``
+    bounds the matches read per query word (see :data:`TERM_LIMIT`).
     """
+    terms = keyword_terms(text, user_id) if text else []
+    mine = total = 0
+    if vector is not None or terms:
+        mine, total = await sizes.get(tx, user_id)
     params: dict[str, Any] = {
         "userId": user_id,
         "mode": mode,
         "vector": vector,
-        "lucene": lucene_query(text, user_id) if text else None,
+        "terms": terms,
+        "termLimit": term_limit,
+        "notes": mine,
         "seedIds": seed_ids,
         "topK": top_k,
         "pool": pool,
@@ -193,13 +215,13 @@ async def retrieve(
         "relTypes": rel_types,
         "direction": direction,
         "scope": scope,
+        "filtered": scope is not None or any(filters.get(k) is not None for k in NOTE_FILTERS),
         "collapse": collapse,
         **filters,
     }
     query = SEARCH_QUERIES[depth]
     candidates = None
     if vector is not None:
-        mine, total = await sizes.get(tx, user_id)
         candidates = config.index_candidates(pool, mine, total)
     if candidates is not None:
         while True:

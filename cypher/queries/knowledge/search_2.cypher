@@ -2,26 +2,29 @@
 //  1. ranking: the vector half by the shared index oversampled to $candidates and narrowed
 //     to the user and filters (index plan), or by exact cosine over the user's own notes
 //     when $candidates is null (exact plan); the keyword half by Lucene, narrowed to the
-//     user by tenantKey; fused by reciprocal rank ($mode 'hybrid'). $mode 'seeds' starts
-//     from the notes in $seedIds instead (a note's neighbourhood);
+//     user by tenantKey and scored from the user's notes alone; fused by reciprocal rank
+//     ($mode 'hybrid'). $mode 'seeds' starts from the notes in $seedIds instead (a note's
+//     neighbourhood);
 //  2. expansion from the top $topK: every note reached along the chosen edge types and
 //     direction, once, at its nearest depth, with the edges that reached it;
 //  3. the edges among all returned notes.
 // `matched` tells the caller whether the index plan found enough; if not, it asks again
 // with more candidates. One file per depth: Cypher path bounds cannot be parameters.
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
+// $filtered is false when no filter and no scope is set: the ranking then skips their tests.
 // $collapse keeps the best hit per sourceRef before the top $topK is taken.
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NOT NULL
   CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
   WHERE n.userId = $userId AND n.status IN $statuses
-    AND ($types IS NULL OR n.type IN $types)
-    AND ($sources IS NULL OR n.source IN $sources)
-    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
-    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
-    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+    AND (NOT $filtered OR (
+      ($types IS NULL OR n.type IN $types)
+      AND ($sources IS NULL OR n.source IN $sources)
+      AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+      AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+      AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+      AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
   WITH n, score ORDER BY score DESC, n.id
   RETURN collect({id: n.id, score: score}) AS indexRanked
 }
@@ -29,31 +32,57 @@ CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NULL
   MATCH (n:Knowledge)
   WHERE n.userId = $userId AND n.status IN $statuses
-    AND ($types IS NULL OR n.type IN $types)
-    AND ($sources IS NULL OR n.source IN $sources)
-    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
-    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
-    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+    AND (NOT $filtered OR (
+      ($types IS NULL OR n.type IN $types)
+      AND ($sources IS NULL OR n.source IN $sources)
+      AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+      AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+      AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+      AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
   WITH n, vector.similarity.cosine(n.embedding, vector) AS score
   ORDER BY score DESC, n.id
   LIMIT $pool
   RETURN collect({id: n.id, score: score}) AS exactRanked
 }
 CALL () {
-  WITH $lucene AS lucene WHERE lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('knowledge_fulltext', lucene, {limit: $textCandidates}) YIELD node AS n, score
+  // The keyword half, scored from the user's own notes alone: Lucene's statistics span every
+  // user's notes, so its scores would move with what others store (and tell of it). Each
+  // query word ($terms: one Lucene query per word, narrowed to the user's tenantKey) finds
+  // the user's notes that hold it, at most $termLimit; their number is the word's document
+  // frequency among the user's $notes notes, hence its idf. A word that fills $termLimit is
+  // common in this memory and left out while a rarer word is present. A note weighs the idf
+  // of each word it holds (once: BM25 with binary term frequency); the best $textCandidates
+  // by weight are normalised by their length against the mean of those candidates
+  // (k1 1.2, b 0.75). Stemming makes two words one term at times: their matches count once.
+  UNWIND $terms AS term
+  CALL (term) {
+    CALL db.index.fulltext.queryNodes('knowledge_fulltext', term, {limit: $termLimit}) YIELD node
+    RETURN collect(node) AS matches
+  }
+  WITH collect(DISTINCT matches) AS lists
+  WITH CASE WHEN any(m IN lists WHERE size(m) < $termLimit)
+    THEN [m IN lists WHERE size(m) < $termLimit] ELSE lists END AS used
+  UNWIND used AS matches
+  WITH matches, log(1.0 + ($notes - size(matches) + 0.5) / (size(matches) + 0.5)) AS idf
+  UNWIND matches AS n
+  WITH n, sum(idf) AS weight
   WHERE n.userId = $userId AND n.status IN $statuses
-    AND ($types IS NULL OR n.type IN $types)
-    AND ($sources IS NULL OR n.source IN $sources)
-    AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
-    AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
-    AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-    AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-    AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
-  WITH n, score ORDER BY score DESC, n.id LIMIT $pool
-  RETURN collect({id: n.id, score: score}) AS textHits
+    AND (NOT $filtered OR (
+      ($types IS NULL OR n.type IN $types)
+      AND ($sources IS NULL OR n.source IN $sources)
+      AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+      AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+      AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+      AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+  WITH n, weight ORDER BY weight DESC, n.id LIMIT $textCandidates
+  WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' '))}) AS top
+  WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
+  UNWIND top AS t
+  WITH t.id AS id, t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean)) AS score
+  ORDER BY score DESC, id LIMIT $pool
+  RETURN collect({id: id, score: score}) AS textHits
 }
 WITH CASE WHEN $candidates IS NULL THEN exactRanked ELSE indexRanked END AS vectorRanked, textHits
 WITH vectorRanked[0..$pool] AS vectorHits, size(vectorRanked) AS matched, textHits

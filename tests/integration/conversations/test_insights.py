@@ -138,23 +138,30 @@ async def test_recall_finds_an_insight_by_its_words_too(
     make_caller: MakeCaller, db: Database, settings: Settings
 ) -> None:
     """Recall fuses a keyword half with the vector half, as search does: an insight whose
-    rare word the query names comes back with its textScore; another user's never does. An
-    insight stored before insights carried their tenant key is given one by migrate."""
+    rare word the query names comes back with its textScore; another user's never does, nor
+    does storing the same insights move the first user's scores. An insight stored before
+    insights carried their tenant key is given one by migrate."""
     alice, mallory = await make_caller(), await make_caller()
     said = [{"id": "z1", "role": "user", "content": "We decided to name the staging bucket zanzibar."}]
-    for caller in (alice, mallory):
-        await open_thread(caller, "t", "Buckets", said)
-        assert (await run_job(caller.http, "/v1/threads/t/extract"))["status"] == "done"
 
     async def recalled(caller: Caller) -> list[dict[str, Any]]:
         answer = await caller.http.post("/v1/context/user", json={"query": "zanzibar", "limit": 3})
         assert answer.status_code == 200, answer.text
         return list(answer.json()["insights"])
 
+    await open_thread(alice, "t", "Buckets", said)
+    assert (await run_job(alice.http, "/v1/threads/t/extract"))["status"] == "done"
     [hit] = await recalled(alice)
     assert "zanzibar" in hit["content"] and hit["textScore"] > 0 and -1 <= hit["score"] <= 1
-    [theirs] = await recalled(mallory)
-    assert theirs["id"] != hit["id"]
+    more = [
+        {"id": f"z{n}", "role": "user", "content": f"Zanzibar bucket {n} was decided for logs."}
+        for n in range(2, 8)
+    ]
+    await open_thread(mallory, "t", "Buckets", said + more)
+    assert (await run_job(mallory.http, "/v1/threads/t/extract"))["status"] == "done"
+    assert await recalled(alice) == [hit]  # Lucene's statistics moved; Alice's scores did not
+    theirs = await recalled(mallory)
+    assert theirs and hit["id"] not in {t["id"] for t in theirs}
 
     await db.driver.execute_query(  # as an older build stored it
         "MATCH (i:Insight {userId: $userId}) REMOVE i.tenantKey", userId=alice.user_id, database_=db.database

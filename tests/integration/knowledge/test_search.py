@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from graph.core.db import Database
+from graph.core.tenancy import tenant_key
 from graph.core.users import find_orphans
 from tests.integration.conftest import MakeCaller
 from tests.integration.knowledge.seeding import link, note, seed
@@ -291,6 +292,57 @@ async def test_users_are_invisible_to_each_other(make_caller: MakeCaller, db: Da
     assert merged.status_code == 201  # no dedupe into another user's note
     assert (await alice.http.get("/v1/knowledge/secret")).json()["title"] == "Alice's secret"
     assert await find_orphans(db, alice.user_id) == []
+
+
+async def test_what_others_store_never_moves_a_users_keyword_ranking(
+    make_caller: MakeCaller, db: Database
+) -> None:
+    """A user's keyword scores come from their own notes alone. Alice has "kiwi" in two
+    notes and "mango" in three: kiwi is her rarer word. Mallory then stores copies of her
+    notes and fifty more about kiwis, which makes kiwi the commoner word in the index as a
+    whole: Lucene's own ranking of Alice's notes flips, hers does not move by a hair."""
+    alice, mallory = await make_caller(), await make_caller()
+    mine = [
+        note("k1", "Fruit stand", "The kiwi crate arrived on Monday morning."),
+        note("k2", "Smoothie", "A kiwi smoothie with oat milk and honey."),
+        note("m1", "Orchard", "The mango trees near the river need water."),
+        note("m2", "Dessert", "Sticky rice with mango and coconut cream."),
+        note("m3", "Market", "Mango prices doubled after the storm passed."),
+        note("x1", "Weather", "Rain all week, the river is high."),
+    ]
+    await seed(alice, *mine)
+
+    async def searched() -> dict[str, list[tuple[str, float | None]]]:
+        found = {}
+        for mode in ("fulltext", "hybrid"):
+            answer = await alice.http.post(
+                "/v1/search", json={"query": "kiwi or mango?", "mode": mode, "topK": 10}
+            )
+            assert answer.status_code == 200, answer.text
+            found[mode] = [(h["node"]["id"], h.get("textScore")) for h in answer.json()["hits"]]
+        return found
+
+    async def lucene_ranking() -> list[str]:
+        records, _, _ = await db.driver.execute_query(
+            "CALL db.index.fulltext.queryNodes('knowledge_fulltext', $q) YIELD node, score "
+            "WHERE node.userId = $userId RETURN node.id AS id ORDER BY score DESC, id",
+            q=f"+tenantKey:{tenant_key(alice.user_id)} +(title:(kiwi mango) content:(kiwi mango))",
+            userId=alice.user_id,
+            database_=db.database,
+        )
+        return [r["id"] for r in records]
+
+    before, lucene_before = await searched(), await lucene_ranking()
+    ranked = [node_id for node_id, _ in before["fulltext"]]
+    assert set(ranked[:2]) == {"k1", "k2"} and set(ranked[2:]) == {"m1", "m2", "m3"}
+    assert set(lucene_before[:2]) == {"k1", "k2"}
+
+    copies = [{**n, "id": f"copy-{n['id']}"} for n in mine]
+    kiwis = [note(f"kiwi{i}", f"Kiwi {i}", f"Kiwi number {i} of the kiwi harvest.") for i in range(50)]
+    await seed(mallory, *copies, *kiwis)
+
+    assert set((await lucene_ranking())[:3]) == {"m1", "m2", "m3"}  # Lucene's own order flipped
+    assert await searched() == before  # alice's ranking and scores did not
 
 
 async def test_injection_attempts_are_stored_as_text(make_caller: MakeCaller, db: Database) -> None:

@@ -139,3 +139,54 @@ async def test_scores_are_plain_cosines(make_caller: MakeCaller, db: Database) -
     assert abs(score - 1.0) < 1e-4
     opposite = await ranked(db, caller.user_id, -vector, VectorPlanConfig())
     assert abs(opposite.vector_hits[0][1] + 1.0) < 1e-4
+
+
+async def test_a_word_common_in_a_users_memory_yields_to_rarer_ones(
+    make_caller: MakeCaller, db: Database
+) -> None:
+    """The keyword half reads at most ``term_limit`` matches per word: a word found in more
+    of the user's notes is common there and left out while a rarer word of the query is
+    present; a query of common words only still finds notes."""
+    alice = await make_caller()
+    items = [
+        {
+            "id": f"a{i}",
+            "title": f"Alpha {i}",
+            "content": f"alpha entry number {i}",
+            "type": "fact",
+            "dedupe": False,
+        }
+        for i in range(12)
+    ] + [
+        {"id": "o", "title": "Omega", "content": "alpha and omega together", "type": "fact", "dedupe": False},
+        {"id": "z", "title": "Zeta", "content": "zeta stands alone", "type": "fact", "dedupe": False},
+    ]
+    assert (await alice.http.post("/v1/knowledge/batch", json={"items": items})).status_code == 201
+
+    async def keyword(text: str, term_limit: int) -> list[str]:
+        async def work(tx: AsyncManagedTransaction) -> Retrieval:
+            return await retrieve(
+                tx,
+                user_id=alice.user_id,
+                mode="fulltext",
+                text=text,
+                top_k=20,
+                pool=20,
+                filters=FILTERS,
+                depth=0,
+                rel_types=ALL_REL_TYPES,
+                direction="both",
+                sizes=TenantSizes(0),
+                config=VectorPlanConfig(),
+                term_limit=term_limit,
+            )
+
+        return [node_id for node_id, _ in (await db.read_tx(work)).text_hits]
+
+    # alpha is in 13 of Alice's 14 notes: common at a limit of 10, so omega alone ranks.
+    assert await keyword("alpha omega", 10) == ["o"]
+    # Below the limit it counts: every alpha note, the one with both words first.
+    both = await keyword("alpha omega", 1000)
+    assert both[0] == "o" and set(both) == {"o"} | {f"a{i}" for i in range(12)}
+    # Common words only: the word's first 10 matches.
+    assert len(await keyword("alpha", 10)) == 10
