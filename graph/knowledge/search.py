@@ -90,8 +90,15 @@ def keyword_terms(
 ) -> list[str]:
     """One Lucene query per distinct word of ``text`` (stop words left out, at most
     ``max_terms``), each for that word in ``fields`` within the user's tenant: the keyword
-    half scores from what each finds among the user's own nodes (``search_0.cypher``)."""
-    words = [w for w in (w.lower() for w in _WORD.findall(text)) if w not in STOP_WORDS]
+    half scores from what each finds among the user's own nodes (``search_0.cypher``).
+
+    A word needs a letter or a decimal digit: the analyzer drops tokens such as ``_``, ``½``
+    or ``²`` whole, and a clause left empty would match every node of the user."""
+    words = [
+        w
+        for w in (w.lower() for w in _WORD.findall(text))
+        if w not in STOP_WORDS and any(c.isalpha() or c.isdecimal() for c in w)
+    ]
     fenced = f"+tenantKey:{tenant_key(user_id)}"
     return [
         f"{fenced} +({' '.join(f'{f}:({word})' for f in fields)})"

@@ -121,8 +121,10 @@ async def test_keyword_search_matches_word_forms_and_ignores_stop_words(make_cal
     # The english analyzer: "deploy" finds "deployed", "service" finds "services".
     assert await fulltext("deploy service") == ["deploys"]
     assert await fulltext("session caching") == ["other"]
-    # Only stop words: no keyword hits at all, not every note of the user.
+    # Only stop words, or only tokens the analyzer drops: no keyword hits at all, not every
+    # note of the user.
     assert await fulltext("is it the one of these?") == []
+    assert await fulltext("_ ½ ² ①") == []
     hybrid = await alice.http.post("/v1/search", json={"query": "the", "topK": 5})
     assert all("textScore" not in h for h in hybrid.json()["hits"])
 
