@@ -291,9 +291,10 @@ def search_latency(
 
     Two raw baselines through the driver: the bare vector query (top-10), and the very
     query the API runs for this search (``queries/knowledge/search_1`` with the plan's 100
-    candidates), so the second ratio is the API's own cost. A third is that query as it
-    searched before the retrieval issue (Neo4j's default analyzer, stop words in the
-    query), so the price of the english analyzer is measured in the same run. The sides
+    candidates), so the second ratio is the API's own cost. A third is the query as it was
+    before the retrieval issue (:func:`query_before`: one Lucene query, Neo4j's default
+    analyzer, stop words in the query), so the price of that issue's changes (the english
+    analyzer, keyword scores from the user's own notes) is measured in the same run. The sides
     take turns query by query (the order rotating), so none of them meets a warmer or colder
     Neo4j than the others; 50 rounds of warm-up come first.
     """

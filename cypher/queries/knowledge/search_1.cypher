@@ -53,8 +53,11 @@ CALL () {
   // frequency among the user's $notes notes, hence its idf. A word that fills $termLimit is
   // common in this memory and left out while a rarer word is present. A note weighs the idf
   // of each word it holds (once: BM25 with binary term frequency); the best $textCandidates
-  // by weight are normalised by their length against the mean of those candidates
-  // (k1 1.2, b 0.75). Stemming makes two words one term at times: their matches count once.
+  // by weight (then id) that pass the filters are normalised by their length against the
+  // mean of those candidates (k1 1.2, b 0.75). The filters are read first for the head of
+  // the weight order (every note weighing at least the $textCandidates-th, ties included),
+  // and for the rest only if they leave fewer than $textCandidates there. Stemming makes
+  // two words one term at times: their matches count once.
   UNWIND $terms AS term
   CALL (term) {
     CALL db.index.fulltext.queryNodes('knowledge_fulltext', term, {limit: $termLimit}) YIELD node
@@ -67,15 +70,39 @@ CALL () {
   WITH matches, log(1.0 + ($notes - size(matches) + 0.5) / (size(matches) + 0.5)) AS idf
   UNWIND matches AS n
   WITH n, sum(idf) AS weight
-  WHERE n.userId = $userId AND n.status IN $statuses
-    AND (NOT $filtered OR (
-      ($types IS NULL OR n.type IN $types)
-      AND ($sources IS NULL OR n.source IN $sources)
-      AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
-      AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
-      AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-      AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+  ORDER BY weight DESC
+  WITH collect({n: n, weight: weight}) AS ranked
+  WITH ranked, size([r IN ranked WHERE r.weight >= coalesce(ranked[$textCandidates - 1].weight, 0.0)]) AS head
+  CALL (ranked, head) {
+    UNWIND ranked[0..head] AS r
+    WITH r.n AS n, r.weight AS weight
+    WHERE n.userId = $userId AND n.status IN $statuses
+      AND (NOT $filtered OR (
+        ($types IS NULL OR n.type IN $types)
+        AND ($sources IS NULL OR n.source IN $sources)
+        AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+        AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+        AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+        AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+    RETURN collect({n: n, weight: weight}) AS kept
+  }
+  CALL (ranked, head, kept) {
+    UNWIND CASE WHEN size(kept) < $textCandidates THEN ranked[head..] ELSE [] END AS r
+    WITH r.n AS n, r.weight AS weight
+    WHERE n.userId = $userId AND n.status IN $statuses
+      AND (NOT $filtered OR (
+        ($types IS NULL OR n.type IN $types)
+        AND ($sources IS NULL OR n.source IN $sources)
+        AND ($minConfidence IS NULL OR n.confidence >= $minConfidence)
+        AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
+        AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
+        AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
+        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+    RETURN collect({n: n, weight: weight}) AS more
+  }
+  UNWIND kept + more AS k
+  WITH k.n AS n, k.weight AS weight
   WITH n, weight ORDER BY weight DESC, n.id LIMIT $textCandidates
   WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' '))}) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean

@@ -388,3 +388,22 @@ async def test_injection_attempts_are_stored_as_text(make_caller: MakeCaller, db
     assert (await bystander.http.get("/v1/knowledge/keep")).json()["title"] == "Keep me"
     [counts] = await db.read("queries/knowledge/note_counts", userId=bystander.user_id)
     assert counts["mine"] == 1
+
+
+async def test_filters_reach_past_the_best_weighted_notes(make_caller: MakeCaller) -> None:
+    """The keyword half reads the filters for the best-weighted notes first and goes further
+    only when they leave too few: sixty facts hold both query words, one procedure only one;
+    asked for procedures, the procedure is found below them all."""
+    alice = await make_caller()
+    facts = [note(f"f{i}", f"Fact {i}", f"alpha beta fact number {i}") for i in range(60)]
+    await seed(alice, *facts, note("p", "Procedure", "alpha steps to follow", "procedure"))
+    answer = await alice.http.post(
+        "/v1/search",
+        json={"query": "alpha beta", "mode": "fulltext", "topK": 5, "filters": {"types": ["procedure"]}},
+    )
+    assert answer.status_code == 200, answer.text
+    assert [h["node"]["id"] for h in answer.json()["hits"]] == ["p"]
+    everything = await alice.http.post(
+        "/v1/search", json={"query": "alpha beta", "mode": "fulltext", "topK": 5}
+    )
+    assert {h["node"]["id"] for h in everything.json()["hits"]} <= {f"f{i}" for i in range(60)}
