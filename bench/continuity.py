@@ -35,7 +35,6 @@ from neo4j import GraphDatabase
 from bench.common import machine, private_neo4j, save, summary_ms
 from bench.knowledge import (
     Corpus,
-    keyword_params,
     post_batch,
     rotated,
     search_1_params,
@@ -51,6 +50,7 @@ from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.search import keyword_params
 from tests.support.servers import ApiProcess
 
 USER = "bench-bridge-user"

@@ -35,6 +35,7 @@ from graph.core.db import Database, QuietList
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.users import forget_user
+from graph.knowledge.search import keyword_params
 from tests.support.servers import ApiProcess
 
 DIM = 384
@@ -274,14 +275,6 @@ def search_1_params(user: str) -> dict[str, Any]:
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None,
     }  # fmt: skip
-
-
-def keyword_params(text: str, user: str, notes: int) -> dict[str, Any]:
-    """The keyword half's parameters the API passes a search query for ``text`` by a user
-    with ``notes`` notes."""
-    from graph.knowledge.search import TERM_LIMIT, keyword_terms
-
-    return {"terms": keyword_terms(text, user), "termLimit": TERM_LIMIT, "notes": notes}
 
 
 def search_latency(

@@ -53,7 +53,6 @@ from bench.knowledge import (
     _forget,
     _key,
     api_edges,
-    keyword_params,
     post_batch,
     search_1_params,
     settle,
@@ -64,6 +63,7 @@ from graph.core.embeddings import LocalEmbedder, _package_dir, embedder_model_id
 from graph.core.settings import Settings, get_settings
 from graph.core.tenancy import tenant_key
 from graph.core.vectors import score_from_cosine
+from graph.knowledge.search import keyword_params
 from tests.support.servers import ApiProcess
 
 NOTES = 10_000

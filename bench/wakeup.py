@@ -39,7 +39,6 @@ from bench.common import machine, private_neo4j, save, summary_ms
 from bench.continuity import FACTS, SYSTEMS, TOPICS, _auth
 from bench.knowledge import (
     Corpus,
-    keyword_params,
     post_batch,
     rotated,
     search_1_params,
@@ -53,6 +52,7 @@ from graph.core.embeddings import build_embedder, relevance_floor
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.search import keyword_params
 from tests.support.servers import ApiProcess
 
 USER = "bench-wake-user"

@@ -111,6 +111,15 @@ def keyword_terms(
 TERM_LIMIT = 1_000
 
 
+def keyword_params(
+    text: str | None, user_id: str, notes: int, term_limit: int = TERM_LIMIT
+) -> dict[str, Any]:
+    """The keyword half's parameters of a search query (``queries/knowledge/search_*``) for
+    ``text`` by a user with ``notes`` notes: its per-word Lucene queries, their match limit
+    and the user's note count, from which the query computes each word's idf."""
+    return {"terms": keyword_terms(text, user_id) if text else [], "termLimit": term_limit, "notes": notes}
+
+
 class TenantSizes:
     """How many notes each user (and everyone) has, cached briefly per process.
 
@@ -203,17 +212,14 @@ async def retrieve(
     each ``sourceRef`` (before the top ``top_k`` is taken from the ranking). ``term_limit``
     bounds the matches read per query word (see :data:`TERM_LIMIT`).
     """
-    terms = keyword_terms(text, user_id) if text else []
     mine = total = 0
-    if vector is not None or terms:
+    if vector is not None or text:
         mine, total = await sizes.get(tx, user_id)
     params: dict[str, Any] = {
         "userId": user_id,
         "mode": mode,
         "vector": vector,
-        "terms": terms,
-        "termLimit": term_limit,
-        "notes": mine,
+        **keyword_params(text, user_id, mine, term_limit),
         "seedIds": seed_ids,
         "topK": top_k,
         "pool": pool,
