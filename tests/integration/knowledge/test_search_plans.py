@@ -14,7 +14,7 @@ from neo4j import AsyncManagedTransaction
 from graph.core.db import Database
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.models import ALL_REL_TYPES
-from graph.knowledge.search import Retrieval, TenantSizes, retrieve
+from graph.knowledge.search import TERM_LIMIT, Retrieval, TenantSizes, retrieve
 from tests.integration.conftest import Caller, MakeCaller
 
 DIM = 384
@@ -53,21 +53,35 @@ def exact_top(vectors: np.ndarray, ids: list[str], query: np.ndarray, k: int) ->
     return [ids[i] for i in order]
 
 
-async def ranked(db: Database, user: str, query: np.ndarray, config: VectorPlanConfig) -> Retrieval:
+async def ranked(
+    db: Database,
+    user: str,
+    query: np.ndarray | None,
+    config: VectorPlanConfig,
+    *,
+    text: str | None = None,
+    top_k: int = 10,
+    term_limit: int = TERM_LIMIT,
+) -> Retrieval:
+    """A top-``top_k`` by ``query`` (vector mode), or by ``text`` (fulltext mode) when no
+    vector is given."""
+
     async def work(tx: AsyncManagedTransaction) -> Retrieval:
         return await retrieve(
             tx,
             user_id=user,
-            mode="vector",
-            vector=query.tolist(),
-            top_k=10,
-            pool=10,
+            mode="vector" if query is not None else "fulltext",
+            vector=query.tolist() if query is not None else None,
+            text=text,
+            top_k=top_k,
+            pool=top_k,
             filters=FILTERS,
             depth=0,
             rel_types=ALL_REL_TYPES,
             direction="both",
             sizes=TenantSizes(0),
             config=config,
+            term_limit=term_limit,
         )
 
     return await db.read_tx(work)
@@ -164,24 +178,9 @@ async def test_a_word_common_in_a_users_memory_yields_to_rarer_ones(
     assert (await alice.http.post("/v1/knowledge/batch", json={"items": items})).status_code == 201
 
     async def keyword(text: str, term_limit: int) -> list[str]:
-        async def work(tx: AsyncManagedTransaction) -> Retrieval:
-            return await retrieve(
-                tx,
-                user_id=alice.user_id,
-                mode="fulltext",
-                text=text,
-                top_k=20,
-                pool=20,
-                filters=FILTERS,
-                depth=0,
-                rel_types=ALL_REL_TYPES,
-                direction="both",
-                sizes=TenantSizes(0),
-                config=VectorPlanConfig(),
-                term_limit=term_limit,
-            )
-
-        return [node_id for node_id, _ in (await db.read_tx(work)).text_hits]
+        config = VectorPlanConfig()
+        found = await ranked(db, alice.user_id, None, config, text=text, top_k=20, term_limit=term_limit)
+        return [node_id for node_id, _ in found.text_hits]
 
     # alpha is in 13 of Alice's 14 notes: common at a limit of 10, so omega alone ranks.
     assert await keyword("alpha omega", 10) == ["o"]
