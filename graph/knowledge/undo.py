@@ -317,7 +317,9 @@ class UndoService:
                 blocking_mutation=made[0]["id"] if made else None,
             )
         if kind == EdgeType.SUPERSEDES:
-            await self._check_loop(gated, m, edge["sourceId"], f"bringing back {edge_target(edge)!r}")
+            # ``edge`` is as the journal keeps it (the API's type name), the row the stored one
+            back = edge_target(row)
+            await self._check_loop(gated, m, edge["sourceId"], f"bringing back {back!r}")
         return edge_state(created["edge"])
 
     @staticmethod

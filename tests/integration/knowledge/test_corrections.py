@@ -126,6 +126,25 @@ async def test_undo_of_a_merge_and_of_an_edge(make_caller: MakeCaller) -> None:
     assert (await alice.http.get("/v1/knowledge/a/connections")).json()["items"] == []
 
 
+async def test_undoing_the_undo_of_a_supersedes_edge_brings_it_back(make_caller: MakeCaller) -> None:
+    # Found by the truth property test: bringing a supersedes edge back named it from the
+    # journal's state (the API's type name) as if it were the stored one, and failed (500).
+    alice = await make_caller()
+    await seed(
+        alice, note("new", "New", "Orders live in Spanner."), note("old", "Old", "Orders live in MySQL.")
+    )
+    await link(alice, "new", "supersedes", "old")
+    connected = await latest(alice)
+    assert connected["op"] == "edge.connect"
+    undone = await undo(alice, connected["id"])
+    assert undone.status_code == 200 and await status_of(alice, "old") == "active"
+    redone = await undo(alice, undone.json()["mutation"]["id"])
+    assert redone.status_code == 200, redone.text
+    assert await status_of(alice, "old") == "superseded"
+    edges = (await alice.http.get("/v1/knowledge/old/connections")).json()["items"]
+    assert [(e["sourceId"], e["type"]) for e in edges] == [("new", "supersedes")]
+
+
 async def test_a_human_edit_of_an_agent_note_is_a_correction_and_agents_must_propose(
     make_caller: MakeCaller,
 ) -> None:
