@@ -16,7 +16,7 @@ from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
-from api.routes import continuity, conversations, core, corrections, knowledge
+from api.routes import continuity, conversations, core, corrections, knowledge, maintenance, project
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
 from graph.continuity.brief import BriefService
@@ -33,7 +33,7 @@ from graph.continuity.wiki import WikiService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, relevance_floor
+from graph.core.embeddings import build_embedder, notify_floor, relevance_floor
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
 from graph.core.metrics import MeasuredEmbedder
@@ -41,7 +41,12 @@ from graph.core.principals import ApiKeys
 from graph.core.ratelimit import RateLimiter
 from graph.core.schema import foreign_vectors, migrate
 from graph.core.settings import Settings, get_settings
+from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.network import KnowledgeNetwork
+from graph.project.agent_docs import AgentDocService
+from graph.project.context import NotifyConfig, ProjectContextService
+from graph.project.maintenance import MaintenanceSchedule, MaintenanceService
+from graph.project.unified import UnifiedSearch
 
 log = logging.getLogger("ctxnet.api")
 
@@ -134,6 +139,22 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             counter,
             min_similarity=relevance_floor(settings),
         ),
+        project=ProjectContextService(
+            db,
+            embedder,
+            knowledge_network.notes,
+            knowledge_network.edges,
+            agents,
+            NotifyConfig(
+                min_similarity=notify_floor(settings),
+                max_threads=settings.decision_notify_max_threads,
+                window_days=settings.decision_notify_days,
+            ),
+            VectorPlanConfig.from_settings(settings),
+        ),
+        agent_docs=AgentDocService(db, embedder, counter),
+        unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
+        maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -149,9 +170,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             "extractor": extractor.name,
         },
     )
+    # Scheduled maintenance (off unless an interval is set): due runs become jobs here.
+    schedule = MaintenanceSchedule.from_settings(app.state.services.maintenance, db, settings)
+    schedule.start()
     try:
         yield
     finally:
+        await schedule.stop()
         await jobs.wait_idle()
         for client in (embedder, extractor):
             close = getattr(client, "close", None)
@@ -187,5 +212,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(conversations.router)
     v1.include_router(continuity.router)
     v1.include_router(corrections.router)
+    v1.include_router(project.router)
+    v1.include_router(project.search_router)
+    v1.include_router(maintenance.router)
     app.include_router(v1)
     return app

@@ -30,6 +30,10 @@ from graph.core.ratelimit import RateLimiter
 from graph.core.settings import Settings
 from graph.core.values import check_id
 from graph.knowledge.network import KnowledgeNetwork
+from graph.project.agent_docs import AgentDocService
+from graph.project.context import ProjectContextService
+from graph.project.maintenance import MaintenanceService
+from graph.project.unified import UnifiedSearch
 
 
 @dataclass
@@ -56,6 +60,10 @@ class Services:
     catch_up: CatchUpService
     orient: OrientService
     brief: BriefService
+    project: ProjectContextService
+    agent_docs: AgentDocService
+    unified: UnifiedSearch
+    maintenance: MaintenanceService
 
 
 def get_services(request: Request) -> Services:

@@ -371,6 +371,59 @@ def skills_install(user: Annotated[str, typer.Option(help="The user who gets the
         typer.echo(f"{outcome:9} {skill['id']}  {skill['name']}")
 
 
+# --- ctxnet maintenance ------------------------------------------------------------------------
+@app.command("maintenance")
+def maintenance(
+    task: Annotated[str, typer.Argument(help="consolidate, validate-connections or archive-superseded.")],
+    user: Annotated[str, typer.Option(help="The user whose memory is maintained.")],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report what would change; change nothing.")
+    ] = False,
+    older_than_days: Annotated[
+        int | None,
+        typer.Option(help="archive-superseded: decisions superseded more than this many days ago."),
+    ] = None,
+) -> None:
+    """Run one maintenance task for a user now, in this process (no API needed), as a pipeline
+    of the service (a person's corrections hold its writes back); prints the report as JSON."""
+    import json
+
+    from graph.conversations.extractors import build_extractor
+    from graph.conversations.memory import ConversationMemory
+    from graph.core.jobs import Jobs
+    from graph.core.principals import validate_identifier
+    from graph.knowledge.network import KnowledgeNetwork
+    from graph.project.maintenance import MaintenanceService, check_task
+
+    validate_identifier(user, "user")
+
+    async def work(settings: Settings) -> dict[str, Any]:
+        check_task(task, older_than_days)  # a typo fails before the model loads
+        embedder = build_embedder(settings)
+        extractor = build_extractor(settings)
+
+        async def inner(db: Database) -> dict[str, Any]:
+            await migrate(db, embedder.dimension)
+            knowledge = KnowledgeNetwork.from_settings(db, embedder, settings)
+            jobs = Jobs(db)
+            memory = ConversationMemory.from_settings(
+                db, embedder, extractor, knowledge.notes, jobs, settings
+            )
+            service = MaintenanceService.from_settings(db, memory.insights, jobs, settings)
+            principal = Principal(user_id=user, role=Role.SYSTEM, agent_id="cli")
+            done = await service.run(principal, task, dry_run=dry_run, older_than_days=older_than_days)
+            return {"user": user, "counts": done.counts, "report": done.report}
+
+        try:
+            return await _with_db(settings, inner)
+        finally:
+            close = getattr(extractor, "close", None)
+            if close is not None:
+                await close()
+
+    typer.echo(json.dumps(_run(work), indent=2))
+
+
 # --- ctxnet serve ----------------------------------------------------------------------------
 def _dev_key_file(settings: Settings) -> Path:
     return settings.data_dir / "dev-api-key"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field, field_validator
 
@@ -101,6 +102,9 @@ class JobOut(OutModel):
     thread_id: str | None = None
     status: str
     counts: dict[str, int] | None = None
+    report: dict[str, Any] | None = Field(
+        default=None, description="What the job found and changed, in detail (maintenance jobs)."
+    )
     error: str | None = None
     created_at: str
     updated_at: str

@@ -25,7 +25,8 @@ from graph.knowledge.models import (
 )
 
 
-def _word_limit(content: str) -> str:
+def word_limit(content: str) -> str:
+    """``content``, if it holds no more words than an atomic note may (else a ValueError)."""
     limit = get_settings().note_max_words
     words = len(content.split())
     if words > limit:
@@ -69,7 +70,7 @@ class NoteIn(CamelModel):
     @field_validator("content")
     @classmethod
     def _content(cls, value: str) -> str:
-        return _word_limit(non_blank(value, "content"))
+        return word_limit(non_blank(value, "content"))
 
     @field_validator("tags")
     @classmethod
@@ -118,7 +119,7 @@ class NotePatchIn(CamelModel):
     @field_validator("content")
     @classmethod
     def _content(cls, value: str | None) -> str | None:
-        return None if value is None else _word_limit(non_blank(value, "content"))
+        return None if value is None else word_limit(non_blank(value, "content"))
 
     @field_validator("tags")
     @classmethod

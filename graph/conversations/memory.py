@@ -45,4 +45,4 @@ class ConversationMemory:
             plan=VectorPlanConfig.from_settings(settings),
             term_limit=settings.search_term_limit,
         )
-        return cls(threads=ThreadService(db), insights=insights, jobs=jobs)
+        return cls(threads=ThreadService(db, embedder), insights=insights, jobs=jobs)

@@ -17,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.models import ContextType, NewMessage
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
+from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
@@ -37,15 +38,21 @@ async def require_thread(db: Database, user_id: str, thread_id: str, field: str 
 class ThreadService:
     """Threads and messages of the calling user."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, embedder: Embedder | None = None) -> None:
         self._db = db
         self._gate = WriteGate(db)
+        #: Embeds a new thread's topic, by which a new architectural decision finds the
+        #: conversations it may affect (``graph.project.decisions``).
+        self._embedder = embedder
 
     async def create_thread(
         self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
     ) -> tuple[dict[str, Any], bool]:
         """Create a thread; an existing id returns it unchanged (409 if it differs)."""
         tid = check_id(thread_id) if thread_id else uuid.uuid4().hex
+        vector: list[float] | None = None
+        if self._embedder is not None and topic.strip():
+            [vector] = await self._embedder.embed([topic])  # slow: before the gate, not under it
 
         async def work(gated: Gated) -> tuple[Row, list[Row]]:
             [row] = await gated.run(
@@ -55,6 +62,8 @@ class ThreadService:
                 topic=topic,
                 role=principal.role.value,
                 agentId=principal.agent_id,
+                embedding=vector,
+                embeddingModel=self._embedder.model_id if vector is not None and self._embedder else None,
             )
             if row["created"]:
                 await journal.record_many(gated, principal, [journal.Change(
@@ -146,48 +155,7 @@ class ThreadService:
             raise InvalidInput("a message id appears twice in the append", field="messages")
 
         async def work(gated: Gated) -> list[Row]:
-            """Under the user's lock: the thread's last message is the one committed last."""
-            state = await gated.run("queries/conversations/messages_state", threadId=thread_id, ids=ids)
-            if not state:
-                raise NotFound(f"no thread {thread_id!r}", field="id")
-            existing = {e["id"]: e for e in state[0]["existing"]}
-            previous, seq = state[0]["lastId"], int(state[0]["lastSeq"])
-            rows = []
-            for i, (mid, message) in enumerate(zip(ids, messages, strict=True)):
-                if mid in existing:
-                    known = existing[mid]
-                    same = (known["threadId"], known["role"], known["content"]) == (
-                        thread_id,
-                        message.role.value,
-                        message.content,
-                    )
-                    if not same:
-                        raise Conflict(
-                            f"message {mid!r} already exists with other thread, role or content",
-                            field=f"messages.{i}.id",
-                        )
-                    continue
-                seq += 1
-                rows.append(
-                    {
-                        "id": mid,
-                        "role": message.role.value,
-                        "content": message.content,
-                        "seq": seq,
-                        "previousId": previous,
-                        "createdAt": message.created_at.isoformat() if message.created_at else None,
-                    }
-                )
-                previous = mid
-            if rows:
-                await gated.run("queries/conversations/messages_append", threadId=thread_id, rows=rows)
-                await journal.record_many(gated, principal, [
-                    journal.Change("message.append", "Message", r["id"], None, {
-                        "threadId": thread_id, "role": r["role"], "content": r["content"], "seq": r["seq"],
-                    })
-                    for r in rows
-                ])  # fmt: skip
-            return await gated.run("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)
+            return await append_messages(gated, principal, thread_id, ids, messages)
 
         stored = await self._gate.write(principal.user_id, work)
         return [plain(r["message"]) for r in stored]
@@ -214,3 +182,52 @@ class ThreadService:
         more = len(items) > limit
         items = items[:limit]
         return items, str(items[-1]["seq"]) if more else None
+
+
+async def append_messages(
+    gated: Gated, principal: Principal, thread_id: str, ids: Sequence[str], messages: Sequence[NewMessage]
+) -> list[Row]:
+    """Append ``messages`` (their ids ``ids``) to a thread in the caller's gated transaction; ids
+    already in the thread are skipped. Under the user's lock: the thread's last message is the
+    one committed last."""
+    state = await gated.run("queries/conversations/messages_state", threadId=thread_id, ids=ids)
+    if not state:
+        raise NotFound(f"no thread {thread_id!r}", field="id")
+    existing = {e["id"]: e for e in state[0]["existing"]}
+    previous, seq = state[0]["lastId"], int(state[0]["lastSeq"])
+    rows = []
+    for i, (mid, message) in enumerate(zip(ids, messages, strict=True)):
+        if mid in existing:
+            known = existing[mid]
+            same = (known["threadId"], known["role"], known["content"]) == (
+                thread_id,
+                message.role.value,
+                message.content,
+            )
+            if not same:
+                raise Conflict(
+                    f"message {mid!r} already exists with other thread, role or content",
+                    field=f"messages.{i}.id",
+                )
+            continue
+        seq += 1
+        rows.append(
+            {
+                "id": mid,
+                "role": message.role.value,
+                "content": message.content,
+                "seq": seq,
+                "previousId": previous,
+                "createdAt": message.created_at.isoformat() if message.created_at else None,
+            }
+        )
+        previous = mid
+    if rows:
+        await gated.run("queries/conversations/messages_append", threadId=thread_id, rows=rows)
+        await journal.record_many(gated, principal, [
+            journal.Change("message.append", "Message", r["id"], None, {
+                "threadId": thread_id, "role": r["role"], "content": r["content"], "seq": r["seq"],
+            })
+            for r in rows
+        ])  # fmt: skip
+    return await gated.run("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)

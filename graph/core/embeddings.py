@@ -418,6 +418,15 @@ def relevance_floor(settings: Settings) -> float:
     return local_model(settings).relevance_floor if settings.embedder == "local" else 0.3
 
 
+def notify_floor(settings: Settings) -> float:
+    """CTXNET_DECISION_NOTIFY_MIN_SIMILARITY if set, else halfway between the embedder's
+    relevance floor (where unrelated texts end) and its dedupe threshold (restatements): a
+    new decision tells a thread of itself only when the two are clearly about one thing."""
+    if settings.decision_notify_min_similarity is not None:
+        return settings.decision_notify_min_similarity
+    return round((relevance_floor(settings) + dedupe_threshold(settings)) / 2, 3)
+
+
 def embedder_dimension(settings: Settings) -> int:
     """The vector size the settings imply, without loading a model."""
     if settings.embedder == "openai" and settings.embedding_dimension is not None:

@@ -28,6 +28,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tenacity import (
@@ -48,8 +49,19 @@ log = logging.getLogger(__name__)
 
 JOB_ATTEMPTS = 4
 
-#: A job's work: given its memo (kept across retries), returns the counts it reports.
-JobWork = Callable[[dict[str, Any]], Awaitable[dict[str, int]]]
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a job's work may return instead of bare counts: the counts and a detailed report
+    (JSON, kept bounded by the work; ``GET /v1/jobs/{id}`` shows it as ``report``)."""
+
+    counts: dict[str, int]
+    report: dict[str, Any] | None = None
+
+
+#: A job's work: given its memo (kept across retries), returns the counts it reports (or a
+#: :class:`JobResult` with a report beside them).
+JobWork = Callable[[dict[str, Any]], Awaitable[dict[str, int] | JobResult]]
 
 
 class JobLost(Exception):
@@ -110,7 +122,7 @@ class Jobs:
         try:
             async with self._slots:
                 await self._set(job_id, "running")
-                counts = await run_attempts(work)
+                result = await run_attempts(work)
         except (asyncio.CancelledError, JobLost):
             if job_id in self._lost:
                 log.warning("job %s was failed elsewhere (its lease ran out); its work is dropped", job_id)
@@ -125,7 +137,8 @@ class Jobs:
             log.exception("job %s failed", job_id)
             await self._finish_quietly(job_id, "failed", error=f"internal error: {type(exc).__name__}")
         else:
-            await self._finish_quietly(job_id, "done", counts=counts)
+            done = result if isinstance(result, JobResult) else JobResult(result)
+            await self._finish_quietly(job_id, "done", counts=done.counts, report=done.report)
         finally:
             renewal.cancel()
 
@@ -147,7 +160,12 @@ class Jobs:
                 return
 
     async def _update(
-        self, job_id: str, status: str, counts: dict[str, int] | None = None, error: str | None = None
+        self,
+        job_id: str,
+        status: str,
+        counts: dict[str, int] | None = None,
+        error: str | None = None,
+        report: dict[str, Any] | None = None,
     ) -> bool:
         """Move the job on while this process holds it; False when it no longer does."""
         rows = await self._db.write(
@@ -157,6 +175,7 @@ class Jobs:
             status=status,
             counts=json.dumps(counts) if counts is not None else None,
             error=error,
+            report=json.dumps(report, sort_keys=True) if report is not None else None,
             leaseSeconds=self._lease,
         )
         return bool(rows)
@@ -167,11 +186,17 @@ class Jobs:
             raise JobLost(job_id)
 
     async def _finish_quietly(
-        self, job_id: str, status: str, *, counts: dict[str, int] | None = None, error: str | None = None
+        self,
+        job_id: str,
+        status: str,
+        *,
+        counts: dict[str, int] | None = None,
+        error: str | None = None,
+        report: dict[str, Any] | None = None,
     ) -> None:
         """Record the end; if Neo4j is away, the lease runs out and the job is failed later."""
         try:
-            await self._update(job_id, status, counts, error)
+            await self._update(job_id, status, counts, error, report)
         except DatabaseUnavailable as exc:
             log.warning("could not record the end of job %s: %s", job_id, exc.message)
 
@@ -185,8 +210,9 @@ class Jobs:
             await self.fail_expired()
             rows = await self._db.read("queries/core/job_get", userId=principal.user_id, id=job_id)
         job: dict[str, Any] = plain({k: v for k, v in rows[0]["job"].items() if v is not None})
-        if "counts" in job:
-            job["counts"] = json.loads(job["counts"])
+        for key in ("counts", "report"):
+            if key in job:
+                job[key] = json.loads(job[key])
         return job
 
     async def wait_idle(self) -> None:
@@ -214,7 +240,9 @@ class Jobs:
         return int(rows[0]["failed"]) if rows else 0
 
 
-async def run_attempts(work: JobWork, attempts: int = JOB_ATTEMPTS, max_wait: float = 10.0) -> dict[str, int]:
+async def run_attempts(
+    work: JobWork, attempts: int = JOB_ATTEMPTS, max_wait: float = 10.0
+) -> dict[str, int] | JobResult:
     """Run ``work`` until it succeeds, again after each database fault (up to ``attempts``
     times, jittered backoff), every time with the same memo."""
     memo: dict[str, Any] = {}

@@ -237,12 +237,15 @@ async def _insight_tenant_keys(db: Database) -> None:
 
 
 #: What ``reembed`` recomputes: notes (title + content), insights (content), saved session
-#: pages and the vectors corrections keep (the text each was computed from).
+#: pages, the vectors corrections keep (the text each was computed from), thread topics and
+#: agent documentation lines.
 REEMBED_QUERIES = (
     ("queries/core/reembed_knowledge_page", "queries/core/reembed_knowledge_set"),
     ("queries/core/reembed_insight_page", "queries/core/reembed_insight_set"),
     ("queries/core/reembed_wiki_page_page", "queries/core/reembed_wiki_page_set"),
     ("queries/core/reembed_correction_page", "queries/core/reembed_correction_set"),
+    ("queries/core/reembed_thread_page", "queries/core/reembed_thread_set"),
+    ("queries/core/reembed_agent_doc_page", "queries/core/reembed_agent_doc_set"),
 )
 
 

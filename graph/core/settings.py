@@ -147,6 +147,23 @@ class Settings(BaseSettings):
         description="For how many days after a correction every new session is shown it "
         "(GET /v1/corrections?unacknowledged=true) until that session acknowledges it.",
     )
+    # --- project context -----------------------------------------------------------
+    decision_notify_min_similarity: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Cosine between a new architectural decision and a thread's topic or one of its "
+        "insights from which the thread is told of the decision; default: the embedder's own "
+        "(docs/project.md, 'Which conversations hear of a decision').",
+    )
+    decision_notify_max_threads: int = Field(
+        default=50, ge=0, le=1000, description="Most threads one new decision notifies (the closest)."
+    )
+    decision_notify_days: float = Field(
+        default=30.0,
+        gt=0,
+        description="Threads active within this many days are the ones a new decision may notify.",
+    )
     search_exact_max_notes: int = Field(
         default=300, ge=0, description="Users with at most this many notes are searched exactly."
     )
@@ -196,6 +213,27 @@ class Settings(BaseSettings):
     )
     job_shutdown_grace_seconds: float = Field(
         default=10.0, ge=0, description="How long shutdown waits for running jobs before failing them."
+    )
+
+    # --- maintenance (docs/maintenance.md) ------------------------------------------------
+    maintenance_consolidate_every_hours: float = Field(
+        default=0.0, ge=0, description="Run consolidate for every user this often (0: never; the seed: 168)."
+    )
+    maintenance_validate_every_hours: float = Field(
+        default=0.0, ge=0, description="Run validate-connections for every user this often (0: never; 720)."
+    )
+    maintenance_archive_every_hours: float = Field(
+        default=0.0, ge=0, description="Run archive-superseded for every user this often (0: never)."
+    )
+    maintenance_archive_older_than_days: int = Field(
+        default=90, ge=0, le=36_500, description="archive-superseded archives decisions superseded before."
+    )
+    maintenance_tick_seconds: float = Field(
+        default=60.0, gt=0, description="How often the API looks for scheduled maintenance that is due."
+    )
+    maintenance_users: list[str] = Field(
+        default_factory=list,
+        description="Schedule maintenance for these users only (JSON list); empty: every user holding data.",
     )
 
     # --- the HTTP API ------------------------------------------------------------

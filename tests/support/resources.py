@@ -14,4 +14,6 @@ RESOURCES = {
     "proposals": "proposal",
     "goals": "goal",
     "skills": "skill",
+    "decisions": "decision",
+    "agents": "agent",
 }

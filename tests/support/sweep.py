@@ -123,6 +123,18 @@ async def seed_everything(
     saved = await alice.http.post(f"/v1/sessions/{ids['session']}/save", json=save)
     assert saved.status_code == 201, saved.text
     ids["page"] = saved.json()["page"]["slug"]
+    ids["decision"] = f"adr-{tag}"
+    decision = {
+        "id": ids["decision"],
+        "title": f"Use {token}",
+        "context": token,
+        "decision": f"We use {token}.",
+    }
+    assert (await alice.http.post("/v1/decisions", json=decision)).status_code == 201
+    constraint = {"title": f"Keep {token}", "description": f"{token} stays."}
+    assert (await alice.http.post("/v1/constraints", json=constraint)).status_code == 201
+    docs = {"capabilities": [f"Brews {token}."], "baseInstructions": f"You like {token}."}
+    assert (await alice.http.put("/v1/agents/helper/docs", json=docs)).status_code == 200
     alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
     ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
     return ids
@@ -155,6 +167,12 @@ async def snapshot(alice: Caller, ids: dict[str, str]) -> list[Any]:
         f"/v1/skills/{ids['skill']}",
         "/v1/wiki",
         f"/v1/wiki/{ids['page']}",
+        "/v1/decisions",
+        f"/v1/decisions/{ids['decision']}",
+        "/v1/constraints",
+        "/v1/patterns",
+        f"/v1/agents/{ids['agent']}/docs",
+        f"/v1/agents/{ids['agent']}/instructions",
     ]
     return await read_all(alice, paths)
 

@@ -12,6 +12,12 @@ CALL () {
   UNION ALL
   MATCH (c:Correction) WHERE c.embeddingModel <> $model
   RETURN 'corrections' AS kind, c.embeddingModel AS model, count(*) AS count
+  UNION ALL
+  MATCH (t:Thread) WHERE t.embeddingModel <> $model
+  RETURN 'thread topics' AS kind, t.embeddingModel AS model, count(*) AS count
+  UNION ALL
+  MATCH (d:AgentDoc) WHERE d.embeddingModel <> $model
+  RETURN 'agent docs' AS kind, d.embeddingModel AS model, count(*) AS count
 }
 RETURN kind, model, count
 ORDER BY count DESC, kind, model

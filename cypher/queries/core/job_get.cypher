@@ -2,7 +2,7 @@
 MATCH (j:Job {id: $id})
 WHERE j.userId = $userId
 RETURN j {
-  .id, .kind, .threadId, .status, .counts, .error,
+  .id, .kind, .threadId, .status, .counts, .error, .report,
   createdAt: j.createdAt.epochMillis, updatedAt: j.updatedAt.epochMillis,
   startedAt: j.startedAt.epochMillis, finishedAt: j.finishedAt.epochMillis
 } AS job,

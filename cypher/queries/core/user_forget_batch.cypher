@@ -44,6 +44,8 @@ CALL () {
   UNION ALL
   MATCH (n:Access) WHERE n.userId = $userId AND n.actor IS NOT NULL RETURN n
   UNION ALL
+  MATCH (n:AgentDoc) WHERE n.userId = $userId AND n.agentId IS NOT NULL RETURN n
+  UNION ALL
   MATCH (n:RateWindow) WHERE n.userId = $userId RETURN n
   UNION ALL
   MATCH (n:ApiKey) WHERE n.userId = $userId RETURN n

@@ -83,7 +83,7 @@ def hypothesis_home(tmp_path: Path) -> Iterator[None]:
 
 async def seed(caller: Caller) -> dict[str, str]:
     """A thread with a message, the job that extracts from it, sessions (one saved as a wiki
-    page), a goal and a skill, all the caller's."""
+    page), a goal, a skill, a decision and an agent's docs, all the caller's."""
     thread = f"fuzz-thread-{uuid.uuid4().hex[:8]}"
     made = await caller.http.post("/v1/threads", json={"id": thread, "topic": "tea"})
     assert made.status_code == 201, made.text
@@ -104,7 +104,18 @@ async def seed(caller: Caller) -> dict[str, str]:
     assert goal.status_code == 201, goal.text
     skill = {"id": "fuzz:skill", "name": "Fuzz", "bodyMd": "Send odd input."}
     assert (await caller.http.post("/v1/skills", json=skill)).status_code == 201
+    decision = {
+        "id": "fuzz-adr",
+        "title": "Tea first",
+        "context": "Mornings.",
+        "decision": "Tea before code.",
+    }
+    assert (await caller.http.post("/v1/decisions", json=decision)).status_code == 201
+    docs = {"capabilities": ["Brew tea."], "baseInstructions": "You fuzz."}
+    assert (await caller.http.put("/v1/agents/fuzz-agent/docs", json=docs)).status_code == 200
     return {
+        "decision": "fuzz-adr",
+        "agent": "fuzz-agent",
         "goal": goal.json()["id"],
         "skill": "fuzz:skill",
         "thread": thread,

@@ -212,7 +212,9 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
     ]
     report = await check_schema(private_db, 384)
     assert report.ok, report.problems
-    assert report.vector_dimensions == {"knowledge_embedding": 384, "insight_embedding": 384}
+    assert report.vector_dimensions == {
+        "knowledge_embedding": 384, "insight_embedding": 384, "thread_topic_embedding": 384,
+    }  # fmt: skip
 
 
 async def test_a_database_another_model_embedded_stops_start_up_until_reembedded(

@@ -277,5 +277,6 @@ async def test_forgetting_reads_only_the_users_own_nodes(db: Database) -> None:
     assert not scans, operators
     # One index seek per label a user's data has (Knowledge, MergedNote, Message, Insight,
     # Thread, Job, Session, PendingAction, Agent, Profile, Preference, Mutation, Correction,
-    # CorrectionAck, Proposal, Goal, Skill, ToolCall, WikiPage, Access, RateWindow, ApiKey).
-    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 22, operators
+    # CorrectionAck, Proposal, Goal, Skill, ToolCall, WikiPage, Access, AgentDoc, RateWindow,
+    # ApiKey).
+    assert sum("NodeIndex" in op or "NodeUniqueIndex" in op for op in operators) == 23, operators

@@ -7,7 +7,7 @@ from graph.core.schema import expected_schema
 
 def test_vector_indexes_declare_full_precision_and_the_hnsw_build() -> None:
     vector = {o.name: o for o in expected_schema() if o.index_type == "VECTOR"}
-    assert set(vector) == {"knowledge_embedding", "insight_embedding"}
+    assert set(vector) == {"knowledge_embedding", "insight_embedding", "thread_topic_embedding"}
     for index in vector.values():
         assert dict(index.settings) == {
             "vector.similarity_function": "cosine",

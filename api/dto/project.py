@@ -1,0 +1,252 @@
+"""Request and response bodies of project context: decisions, patterns, constraints, agents'
+docs, self-docs and instructions, and unified search."""
+
+from __future__ import annotations
+
+from datetime import date as Date  # noqa: N812 - the field is named date
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from api.dto.base import CamelModel, OutModel, non_blank, unique_tags
+from api.dto.knowledge import word_limit
+from graph.project.agent_docs import MAX_LINES
+from graph.project.models import MAX_AGENTS, MAX_CONSEQUENCES, AgentDocs, NewEntry, ProjectKind
+from graph.project.unified import Layer
+
+Line = Annotated[str, Field(min_length=1, max_length=1_000)]
+
+
+def _day(day: Date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+class _EntryIn(CamelModel):
+    """What every project context entry has."""
+
+    id: str | None = Field(default=None, description="Your id for it; generated if absent.")
+    title: str = Field(min_length=1, max_length=300)
+    date: Date | None = Field(default=None, description="When it was decided (YYYY-MM-DD); default today.")
+    agents: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_AGENTS,
+        description="The agents it affects; none: every agent of the project.",
+    )
+    tags: list[str] = Field(default_factory=list, max_length=32)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        return non_blank(value, "title")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: list[str]) -> list[str]:
+        return unique_tags(value) or []
+
+
+class DecisionIn(_EntryIn):
+    """An architecture decision record, in the seed's shape."""
+
+    context: str = Field(min_length=1, max_length=5_000, description="The forces at play: why a decision.")
+    decision: str = Field(min_length=1, max_length=20_000, description="What was decided (an atomic note).")
+    consequences: list[Line] = Field(default_factory=list, max_length=MAX_CONSEQUENCES)
+
+    @field_validator("decision")
+    @classmethod
+    def _decision(cls, value: str) -> str:
+        return word_limit(non_blank(value, "decision"))
+
+    def to_domain(self) -> NewEntry:
+        return NewEntry(
+            kind=ProjectKind.DECISION, title=self.title, body=self.decision, id=self.id,
+            context=self.context, consequences=tuple(self.consequences), date=_day(self.date),
+            agents=tuple(self.agents), tags=tuple(self.tags),
+        )  # fmt: skip
+
+
+class DescribedIn(_EntryIn):
+    """A pattern (how things are done here) or a constraint (what must hold)."""
+
+    description: str = Field(min_length=1, max_length=20_000)
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, value: str) -> str:
+        return word_limit(non_blank(value, "description"))
+
+    def to_domain(self, kind: ProjectKind) -> NewEntry:
+        return NewEntry(
+            kind=kind, title=self.title, body=self.description, id=self.id, date=_day(self.date),
+            agents=tuple(self.agents), tags=tuple(self.tags),
+        )  # fmt: skip
+
+
+class EntryOut(OutModel):
+    """A decision, pattern or constraint as stored (a knowledge note that is project context)."""
+
+    id: str
+    kind: Literal["decision", "pattern", "constraint"]
+    title: str
+    decision: str | None = Field(default=None, description="A decision's: what was decided.")
+    description: str | None = Field(default=None, description="A pattern's or constraint's.")
+    context: str | None = None
+    consequences: list[str] | None = None
+    date: str
+    status: Literal["active", "superseded", "archived"]
+    agents: list[str] = Field(description="The agents it affects; empty: every agent.")
+    tags: list[str]
+    superseded_by: list[str] = Field(description="The decisions that supersede this one.")
+    supersedes: list[str]
+    created_at: str
+    updated_at: str
+
+
+class EntryPageOut(OutModel):
+    """Entries of one kind, the newest first by date."""
+
+    items: list[EntryOut]
+    next_cursor: str | None = None
+
+
+class NotifiedThreadOut(OutModel):
+    """A conversation a new decision was announced in, and why."""
+
+    thread_id: str
+    message_id: str = Field(description="The system message it got.")
+    by_session: bool = Field(description="A session of an agent the decision names is about this thread.")
+    topic_similarity: float | None = Field(default=None, description="Cosine of the thread's topic.")
+    insight_similarity: float | None = Field(default=None, description="Cosine of its closest insight.")
+
+
+class RecordedOut(OutModel):
+    """A decision recorded: whose instructions it changed and which conversations it told."""
+
+    decision: EntryOut
+    refreshed_agents: list[str]
+    notified_threads: list[NotifiedThreadOut]
+
+
+class SupersedeIn(CamelModel):
+    """The decision that replaces this one."""
+
+    by_id: str = Field(description="The id of the (newer) decision that supersedes this one.")
+
+
+class SupersededOut(OutModel):
+    """The superseded decision, and whose instructions lost it."""
+
+    decision: EntryOut
+    refreshed_agents: list[str]
+
+
+class AgentDocsIn(CamelModel):
+    """An agent's documentation (replaces what it had)."""
+
+    capabilities: list[Line] = Field(default_factory=list, max_length=MAX_LINES)
+    constraints: list[Line] = Field(default_factory=list, max_length=MAX_LINES)
+    base_instructions: str | None = Field(
+        default=None, min_length=1, max_length=20_000, description="Its instructions before any decision."
+    )
+
+    def to_domain(self) -> AgentDocs:
+        return AgentDocs(tuple(self.capabilities), tuple(self.constraints), self.base_instructions)
+
+
+class AgentDocsOut(OutModel):
+    """An agent's documentation as stored."""
+
+    agent_id: str
+    capabilities: list[str]
+    constraints: list[str]
+    base_instructions: str | None = None
+    updated_at: str | None = None
+
+
+class ScoredLineOut(OutModel):
+    """A capability or constraint, with its similarity to the question."""
+
+    id: str | None = Field(default=None, description="A project constraint's id (an agent's own has none).")
+    title: str | None = None
+    text: str
+    score: float | None = Field(default=None, description="Cosine to the question; absent without one.")
+
+
+class ScoredDecisionOut(OutModel):
+    """An active decision that affects the agent, with its similarity to the question."""
+
+    id: str
+    title: str
+    decision: str
+    date: str
+    score: float | None = None
+
+
+class SelfDocsOut(OutModel):
+    """What an agent finds about itself for a question (the seed's `query-my-docs`)."""
+
+    agent_id: str
+    query: str | None = None
+    capabilities: list[ScoredLineOut]
+    relevant_decisions: list[ScoredDecisionOut]
+    constraints: list[ScoredLineOut]
+
+
+class UsedDecisionOut(OutModel):
+    """A decision the instructions carry."""
+
+    id: str
+    title: str
+    date: str
+
+
+class InstructionsOut(OutModel):
+    """An agent's base instructions and the active decisions it must respect, as one text."""
+
+    agent_id: str
+    text: str
+    decisions: list[UsedDecisionOut] = Field(description="The decisions in the text, newest first.")
+    dropped: list[str] = Field(description="Ids of decisions left out: the budget was spent.")
+    tokens: int
+    token_budget: int
+    tokenizer: str
+    revision: str = Field(description="A hash of the text: re-read your cached instructions when it changes.")
+
+
+class UnifiedSearchIn(CamelModel):
+    """One search over the layers of context."""
+
+    query: str = Field(min_length=1, max_length=2_000)
+    layers: list[Layer] = Field(
+        default_factory=lambda: list(Layer),
+        min_length=1,
+        description="knowledge, memory, docs (default: all).",
+    )
+    top_k: int = Field(default=10, ge=1, le=100)
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        return non_blank(value, "query")
+
+    @field_validator("layers")
+    @classmethod
+    def _layers(cls, value: list[Layer]) -> list[Layer]:
+        return list(dict.fromkeys(value))
+
+
+class UnifiedResultOut(OutModel):
+    """One result: its layer, what it is, the item, and its score (one measure for every layer)."""
+
+    layer: Literal["knowledge", "memory", "docs"]
+    kind: Literal["note", "insight", "agentDoc"]
+    item: dict[str, object]
+    score: float = Field(description="Cosine to the query, from the same embedder for every layer.")
+
+
+class UnifiedSearchOut(OutModel):
+    """The best results of the chosen layers, in one ranking."""
+
+    query: str
+    layers: list[Layer]
+    results: list[UnifiedResultOut]

@@ -1,0 +1,2 @@
+"""Project context: architecture decisions, patterns, constraints, agent docs, unified search and
+maintenance."""

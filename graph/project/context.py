@@ -1,0 +1,335 @@
+"""Project context: architecture decisions, patterns and constraints, and how a new decision
+reaches the agents and conversations it affects.
+
+An entry is a knowledge note with the ``ProjectContext`` label (``graph.project.models``),
+written through the note service in one gated transaction with its fields, so it is
+embedded, searchable, journaled (``note.create`` and ``project.record``) and an end of the
+typed edges like any note. Superseding a decision is the knowledge network's own
+``supersedes`` edge: it flips the old decision's status, yields to a person's correction,
+and refuses a loop.
+
+**Recording a decision** also:
+
+* **refreshes the instructions of the agents it affects**: the agents it names, or, naming
+  none, every agent of the project (those that ran a session or have docs, and those the
+  agents file names). Instructions are rendered from the graph on every read
+  (``graph.project.agent_docs``), so they are current the moment the write commits; the
+  answer lists whose instructions changed.
+* **tells the conversations it may affect**, in the same transaction: a system message
+  ``[CONTEXT UPDATE] New architectural decision may affect this conversation: <title>`` in
+  each thread active within ``decision_notify_days`` whose topic or one of whose insights is
+  at least ``notify_floor`` similar to the decision, or that a session of an agent it names
+  is about; the closest ``decision_notify_max_threads``. The message's id is derived from
+  the decision and the thread, and a decision already recorded notifies nobody again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.continuity.agents import AgentRegistry
+from graph.conversations.models import NewMessage, Role
+from graph.conversations.threads import append_messages
+from graph.core import journal
+from graph.core.db import Database, Row, run_rows
+from graph.core.embeddings import Embedder
+from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.gate import Gated
+from graph.core.principals import Principal
+from graph.core.values import check_id, decode_cursor, encode_cursor, plain
+from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
+from graph.knowledge.edges import EdgeService
+from graph.knowledge.models import CreateResult, EdgeType, KnowledgeSource, NewEdge, NewNote, Proposed
+from graph.knowledge.notes import NoteService
+from graph.project.models import NewEntry, ProjectKind
+
+#: Insights a thread may bring among a decision's closest (the insight half asks the index
+#: for this many per thread it may notify).
+INSIGHTS_PER_THREAD = 4
+#: The system message a thread gets when a decision that may affect it is recorded.
+NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
+
+
+@dataclass(frozen=True)
+class NotifyConfig:
+    """Which conversations hear of a new decision (settings)."""
+
+    min_similarity: float = 0.76
+    max_threads: int = 50
+    window_days: float = 30.0
+
+
+@dataclass
+class Recorded:
+    """What recording an entry did: the entry (``None`` when it became a proposal), whether
+    it is new, and, for a new decision, whose instructions changed and which threads were told."""
+
+    entry: dict[str, Any] | None
+    created: bool
+    refreshed_agents: list[str] = field(default_factory=list)
+    notified_threads: list[dict[str, Any]] = field(default_factory=list)
+    proposal: dict[str, Any] | None = None
+
+
+class ProjectContextService:
+    """Record, list and supersede a user's decisions, patterns and constraints."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        notes: NoteService,
+        edges: EdgeService,
+        agents: AgentRegistry,
+        notify: NotifyConfig | None = None,
+        plan: VectorPlanConfig | None = None,
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._notes = notes
+        self._edges = edges
+        self._agents = agents
+        self._notify = notify or NotifyConfig()
+        self._plan = plan or VectorPlanConfig()
+
+    # --- record -------------------------------------------------------------------------------
+    async def record(self, principal: Principal, entry: NewEntry) -> Recorded:
+        """Store an entry (the same id and fields again: nothing changes, nobody is told
+        again; the same id with other fields: :class:`Conflict`)."""
+        entry_id = check_id(entry.id) if entry.id else uuid.uuid4().hex
+        agents = [check_id(a, f"agents.{i}") for i, a in enumerate(entry.agents)]
+        date = entry.date or datetime.now(UTC).date().isoformat()
+        [vector] = await self._embedder.embed([f"{entry.title}\n{entry.body}"])  # before the gate
+        threads: list[dict[str, Any]] = []
+        known: list[str] = []
+        if entry.kind is ProjectKind.DECISION:
+            known = await self._known_agents(principal)
+            if self._notify.max_threads:
+                threads = await self._affected_threads(principal, vector, agents)
+        fields = {
+            "kind": entry.kind.value,
+            "context": entry.context,
+            "consequences": list(entry.consequences),
+            "date": date,
+            "agents": agents,
+        }
+        done = Recorded(entry=None, created=False)
+
+        async def then(gated: Gated, results: list[CreateResult]) -> None:
+            [result] = results
+            if result.proposal is not None:
+                return
+            if not result.created:
+                await self._same_entry(gated, entry_id, fields, dated=entry.date is not None)
+                return
+            await gated.run(
+                "queries/project/context_mark", id=entry_id, label=entry.kind.label, kind=entry.kind.value,
+                context=entry.context, consequences=fields["consequences"], date=date, agents=agents,
+            )  # fmt: skip
+            await journal.record(
+                gated, principal, op="project.record", target_type="Knowledge", target_id=entry_id,
+                before=None, after=fields,
+            )  # fmt: skip
+            if entry.kind is not ProjectKind.DECISION:
+                return
+            done.refreshed_agents = self._affected_agents(agents, known)
+            notice = NOTICE.format(title=entry.title)
+            for thread in threads:
+                message_id = _notice_id(entry_id, thread["threadId"])
+                await append_messages(
+                    gated, principal, thread["threadId"], [message_id], [NewMessage(Role.SYSTEM, notice)]
+                )
+                done.notified_threads.append(thread | {"messageId": message_id})
+            if threads:
+                await gated.run(
+                    "queries/project/notices_link",
+                    decisionId=entry_id,
+                    messageIds=[t["messageId"] for t in done.notified_threads],
+                )
+
+        [result] = await self._notes.create(
+            principal,
+            [
+                NewNote(
+                    title=entry.title, content=entry.body, type=entry.kind.note_type,
+                    source=entry.kind.note_source, confidence=1.0, tags=entry.tags, id=entry_id,
+                    embedding=vector, dedupe=False,
+                )
+            ],
+            batch=False,
+            then=then,
+        )  # fmt: skip
+        if result.proposal is not None:
+            return Recorded(entry=None, created=False, proposal=result.proposal)
+        done.entry = await self.get(principal, entry.kind, entry_id)
+        done.created = result.created
+        return done
+
+    @staticmethod
+    async def _same_entry(gated: Gated, entry_id: str, fields: dict[str, Any], *, dated: bool) -> None:
+        """The note ``entry_id`` exists (same title, body and type): it must be this entry
+        (its date too, when the request gave one: else it was the day of the first record)."""
+        [row] = await gated.run("queries/project/context_kind", ids=[entry_id])
+        stored = {k: row[k] for k in ("kind", "context", "consequences", "date", "agents")}
+        if not dated:
+            fields = fields | {"date": stored["date"]}
+        if stored["kind"] is None:
+            raise Conflict(f"id {entry_id!r} is taken by a note that is not project context", field="id")
+        if stored != fields:
+            raise Conflict(
+                f"{stored['kind']} {entry_id!r} exists with other fields; supersede it with a new one",
+                field="id",
+            )
+
+    async def _affected_threads(
+        self, principal: Principal, vector: list[float], agents: list[str]
+    ) -> list[dict[str, Any]]:
+        """The threads a decision close to ``vector`` may affect, closest first (read before
+        the write; a thread started meanwhile is not told)."""
+        user = principal.user_id
+
+        async def work(tx: AsyncManagedTransaction) -> list[Row]:
+            [counts] = await run_rows(tx, "queries/project/decision_counts", userId=user)
+            want = self._notify.max_threads
+            return await run_rows(
+                tx,
+                "queries/project/decision_threads",
+                userId=user,
+                vector=vector,
+                minScore=score_from_cosine(self._notify.min_similarity),
+                windowSeconds=int(self._notify.window_days * 86_400),
+                agents=agents,
+                limit=want,
+                topicCandidates=self._plan.index_candidates(want, counts["myThreads"], counts["threads"]),
+                # a thread's several insights: ask for more of them than of threads
+                insightCandidates=self._plan.index_candidates(
+                    want * INSIGHTS_PER_THREAD, counts["myInsights"], counts["insights"]
+                ),
+            )
+
+        rows = await self._db.read_tx(work)
+        found = []
+        for row in rows:
+            why: dict[str, Any] = {"threadId": row["id"], "bySession": bool(row["bySession"])}
+            for key in ("topicScore", "insightScore"):
+                if row[key] is not None:
+                    why[key.replace("Score", "Similarity")] = round(cosine_from_score(row[key]), 4)
+            found.append(why)
+        return found
+
+    async def _known_agents(self, principal: Principal) -> list[str]:
+        """Every agent of the project: those that ran a session or have docs, and those the
+        agents file names."""
+        rows = await self._db.read("queries/project/known_agents", userId=principal.user_id)
+        return sorted({r["id"] for r in rows} | {a.id for a in self._agents.configured()})
+
+    @staticmethod
+    def _affected_agents(named: list[str], known: list[str]) -> list[str]:
+        """The agents a decision affects: those it names, else every agent of the project."""
+        return sorted(set(named)) if named else known
+
+    # --- read ---------------------------------------------------------------------------------
+    async def list_entries(
+        self,
+        principal: Principal,
+        kind: ProjectKind,
+        *,
+        status: str | None = None,
+        agent_id: str | None = None,
+        tag: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Entries of one kind, the newest first by date, then by when they were recorded."""
+        after = None
+        if cursor:  # (when it was recorded, "<date>|<id>"): the entry's sort key
+            at, last = decode_cursor(cursor)
+            day, _, last_id = last.partition("|")
+            millis = round(datetime.fromisoformat(at).timestamp() * 1000)
+            after = f"{day}|{millis:013d}|{last_id}"
+        rows = await self._db.read(
+            "queries/project/context_list", userId=principal.user_id, kind=kind.value, ids=None,
+            status=status, agentId=check_id(agent_id, "agentId") if agent_id else None, tag=tag,
+            after=after, limit=limit + 1,
+        )  # fmt: skip
+        items = [entry_view(r["entry"]) for r in rows[:limit]]
+        if len(rows) <= limit:
+            return items, None
+        end = items[-1]
+        return items, encode_cursor(end["createdAt"], f"{end['date']}|{end['id']}")
+
+    async def get(self, principal: Principal, kind: ProjectKind, entry_id: str) -> dict[str, Any]:
+        """One entry of ``kind`` (:class:`NotFound` for another kind's id or a plain note's)."""
+        rows = await self._db.read(
+            "queries/project/context_list", userId=principal.user_id, kind=kind.value,
+            ids=[check_id(entry_id)], status=None, agentId=None, tag=None, after=None, limit=1,
+        )  # fmt: skip
+        if not rows or rows[0]["entry"]["kind"] != kind.value:
+            raise NotFound(f"no {kind.value} {entry_id!r}", field="id")
+        return entry_view(rows[0]["entry"])
+
+    # --- supersede ----------------------------------------------------------------------------
+    async def supersede(self, principal: Principal, decision_id: str, by_id: str) -> Recorded:
+        """Decision ``by_id`` supersedes ``decision_id``: the knowledge network's supersedes
+        edge, which marks the old one superseded (its agents' instructions drop it at once).
+        Again: nothing changes. An agent's supersede of a status a person corrected waits as
+        a proposal; one that would close a loop is a :class:`Conflict`."""
+        decision_id, by_id = check_id(decision_id), check_id(by_id, "byId")
+        if decision_id == by_id:
+            raise InvalidInput("a decision cannot supersede itself", field="byId")
+        rows = {
+            r["id"]: r
+            for r in await self._db.read(
+                "queries/project/context_kind", userId=principal.user_id, ids=[decision_id, by_id]
+            )
+        }
+        for name, node_id in (("id", decision_id), ("byId", by_id)):
+            if rows.get(node_id, {}).get("kind") != ProjectKind.DECISION.value:
+                raise NotFound(f"no decision {node_id!r}", field=name)
+        made = await self._edges.connect(
+            principal,
+            [NewEdge(by_id, EdgeType.SUPERSEDES, decision_id, source=KnowledgeSource.DECISION)],
+            batch=False,
+        )
+        if isinstance(made, Proposed):
+            return Recorded(entry=None, created=False, proposal=made.proposal)
+        [(_, created)] = made
+        refreshed: list[str] = []
+        if created:  # the agents of either decision see their instructions change
+            old, new = rows[decision_id]["agents"], rows[by_id]["agents"]
+            named = [] if not old or not new else [*old, *new]
+            refreshed = self._affected_agents(named, await self._known_agents(principal))
+        entry = await self.get(principal, ProjectKind.DECISION, decision_id)
+        return Recorded(entry=entry, created=created, refreshed_agents=refreshed)
+
+
+def _notice_id(entry_id: str, thread_id: str) -> str:
+    """The id of the notice a decision leaves in a thread: the same decision and thread,
+    the same id, so the thread is told once."""
+    digest = hashlib.sha256(f"{entry_id}\0{thread_id}".encode()).hexdigest()[:32]
+    return f"context-update-{digest}"
+
+
+def entry_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A project context entry as the API shows it: a decision's body is ``decision``, a
+    pattern's or constraint's ``description``."""
+    e = plain(row)
+    kind = ProjectKind(e["kind"])
+    view: dict[str, Any] = {
+        "id": e["id"], "kind": kind.value, "title": e["title"],
+        ("decision" if kind is ProjectKind.DECISION else "description"): e["content"],
+    }  # fmt: skip
+    if kind is ProjectKind.DECISION:
+        view |= {"context": e.get("context"), "consequences": e.get("consequences") or []}
+    view |= {
+        "date": e.get("decidedOn"), "status": e["status"], "agents": e.get("agents") or [],
+        "tags": e.get("tags") or [], "supersededBy": e.get("supersededBy") or [],
+        "supersedes": e.get("supersedes") or [], "createdAt": e["createdAt"], "updatedAt": e["updatedAt"],
+    }  # fmt: skip
+    return view

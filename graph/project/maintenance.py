@@ -1,0 +1,545 @@
+"""Maintenance of a user's memory: consolidate insights, validate connections, archive
+superseded decisions; run as jobs (``POST /v1/maintenance/{task}``), directly (``ctxnet
+maintenance``) or on a schedule (:class:`MaintenanceSchedule`, off by default).
+
+Each task reports what it found and what it changed (counts, and a report of ids with at
+most :data:`REPORT_LIMIT` items per list), changes only what it must (a second run changes
+nothing), and has a dry run that reports without changing: a dry run reads in a read
+transaction, where Neo4j refuses any write. Every change goes through the user's write gate
+and is journaled in the same transaction, under the operation names of the services that
+make such changes elsewhere (``edge.disconnect``, ``note.status``, ``note.update``), so the
+journal, undo and catch-up see them like any other. A change by a non-human caller (an
+agent, the schedule, the CLI) that a person's correction holds (a note's status) is left
+alone and reported as held back. Everything is scoped to the caller's user.
+
+* **consolidate**: every thread of the user with insights above the consolidation
+  threshold not yet in knowledge goes through the thread's own consolidation
+  (:meth:`~graph.conversations.insights.InsightService.consolidate`).
+* **validate-connections**: removes typed edges whose other end is not a note of the user
+  (``dangling``) or is another user's note (``acrossUsers``), breaks each loop of
+  supersedes edges at its newest edge (statuses put right as removing the edge through the
+  API would), and reports conflicts between two superseded notes and notes superseded only
+  by archived ones (a person decides those).
+* **archive-superseded**: architecture decisions superseded more than N days ago become
+  ``archived`` (journaled as ``note.update`` of the status, which an undo puts back).
+
+``docs/maintenance.md`` shows each with real output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from neo4j import AsyncManagedTransaction
+
+from graph.conversations.insights import InsightService
+from graph.core import journal
+from graph.core.db import Database
+from graph.core.errors import ContextNetworkError, InvalidInput, NotFound
+from graph.core.gate import Gated, WriteGate
+from graph.core.jobs import JobResult, Jobs
+from graph.core.principals import Principal, Role
+from graph.core.settings import Settings
+from graph.core.values import iso_millis
+from graph.knowledge import corrections
+from graph.knowledge.edges import edge_state, edge_target, status_changes, statuses
+from graph.knowledge.models import EdgeType, KnowledgeStatus
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+CONSOLIDATE = "consolidate"
+VALIDATE_CONNECTIONS = "validate-connections"
+ARCHIVE_SUPERSEDED = "archive-superseded"
+#: The maintenance tasks, by their names in the API and the CLI.
+TASKS = (CONSOLIDATE, VALIDATE_CONNECTIONS, ARCHIVE_SUPERSEDED)
+#: Most items each list of a report holds (its counts are the full numbers).
+REPORT_LIMIT = 200
+#: The longest age ``olderThanDays`` may name (a hundred years).
+MAX_OLDER_THAN_DAYS = 36_500
+#: The Tenant property in which the schedule keeps each task's last run: the allow-list of
+#: the ``$property`` the schedule's queries read and set.
+LAST_RUN_PROPERTY = {
+    CONSOLIDATE: "maintenanceConsolidatedAt",
+    VALIDATE_CONNECTIONS: "maintenanceValidatedAt",
+    ARCHIVE_SUPERSEDED: "maintenanceArchivedAt",
+}
+#: The pipeline scheduled runs act as (system role).
+SCHEDULE_AGENT = "maintenance:schedule"
+#: Stands in the journal for an edge's end that is not one of the user's notes (never an id).
+UNNAMED_END = "?"
+
+
+def job_kind(task: str) -> str:
+    """The ``kind`` of a maintenance task's job."""
+    return f"maintenance:{task}"
+
+
+def scheduled_principal(user_id: str) -> Principal:
+    """Whom a scheduled run acts as: a pipeline of the service for the user (system role,
+    so a person's corrections hold its writes back)."""
+    return Principal(user_id=user_id, role=Role.SYSTEM, agent_id=SCHEDULE_AGENT)
+
+
+def check_task(task: str, older_than_days: int | None = None) -> None:
+    """404 naming ``task`` for an unknown task; 422 naming ``olderThanDays`` when it is given
+    to a task other than archive-superseded or is out of range."""
+    if task not in TASKS:
+        raise NotFound(f"no maintenance task {task!r}; the tasks are {', '.join(TASKS)}", field="task")
+    if older_than_days is None:
+        return
+    if task != ARCHIVE_SUPERSEDED:
+        raise InvalidInput(f"olderThanDays is for {ARCHIVE_SUPERSEDED} only", field="olderThanDays")
+    if not 0 <= older_than_days <= MAX_OLDER_THAN_DAYS:
+        raise InvalidInput(f"olderThanDays must be 0-{MAX_OLDER_THAN_DAYS}", field="olderThanDays")
+
+
+def _result(
+    task: str, dry_run: bool, counts: dict[str, int], lists: dict[str, list[Any]], **extra: Any
+) -> JobResult:
+    """Counts and the report: each list cut at :data:`REPORT_LIMIT` (``truncated`` says so)."""
+    report: dict[str, Any] = {"task": task, "dryRun": dry_run, **extra}
+    report |= {name: items[:REPORT_LIMIT] for name, items in lists.items()}
+    if any(len(items) > REPORT_LIMIT for items in lists.values()):
+        report["truncated"] = True
+    return JobResult(counts, report)
+
+
+@dataclass(frozen=True)
+class _Removal:
+    """An edge validate-connections removes: where to find it (its element id beside the
+    user's note), what the journal keeps of it, what it is in the report, and the user's
+    note it supersedes (whose status its removal may restore)."""
+
+    element: str
+    note_id: str
+    edge: dict[str, Any]
+    problem: str
+    into: str | None = None
+    #: Whether the source is a note (of anyone): only those count as superseders.
+    from_note: bool = True
+
+    @property
+    def journal_id(self) -> str:
+        return edge_target(self.edge)
+
+    def view(self) -> dict[str, Any]:
+        """As the report lists it: ends that are not the user's notes are null."""
+        ends = {k: None if self.edge[k] == UNNAMED_END else self.edge[k] for k in ("sourceId", "targetId")}
+        return {**ends, "type": EdgeType.from_rel_type(self.edge["relType"]).value, "problem": self.problem}
+
+
+def _stray_removal(row: dict[str, Any]) -> _Removal:
+    """A dangling or cross-user edge as found by ``maintenance_stray_edges``."""
+    other = row["otherId"] or UNNAMED_END
+    source, target = (row["noteId"], other) if row["outgoing"] else (other, row["noteId"])
+    edge = dict(row["edge"]) | {"sourceId": source, "targetId": target}
+    superseding = edge["relType"] == "SUPERSEDES" and not row["outgoing"]
+    return _Removal(
+        row["element"], row["noteId"], edge, row["problem"],
+        into=row["noteId"] if superseding else None, from_note=bool(row["otherIsNote"]),
+    )  # fmt: skip
+
+
+def find_loop(edges: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """One loop among these supersedes edges (``{sourceId, targetId, ...}``), as its edges in
+    order, or ``None``; the same edges always give the same loop (ids in order)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for edge in sorted(edges, key=lambda e: (e["sourceId"], e["targetId"])):
+        out.setdefault(edge["sourceId"], []).append(edge)
+    done: set[str] = set()
+    for start in sorted(out):
+        if start in done:
+            continue
+        # Depth first without recursion (a chain may be long): the stack holds the nodes
+        # on the current path, `path` the edges between them.
+        stack = [(start, iter(out.get(start, [])))]
+        on_path = {start}
+        path: list[dict[str, Any]] = []
+        while stack:
+            node, successors = stack[-1]
+            step = next(successors, None)
+            if step is None:
+                stack.pop()
+                on_path.discard(node)
+                done.add(node)
+                if path:
+                    path.pop()
+                continue
+            after = step["targetId"]
+            if after in on_path:
+                back = next(i for i, (n, _) in enumerate(stack) if n == after)
+                return path[back:] + [step]
+            if after not in done:
+                on_path.add(after)
+                path.append(step)
+                stack.append((after, iter(out.get(after, []))))
+    return None
+
+
+def loops_to_break(edges: Sequence[dict[str, Any]]) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
+    """Each loop among these supersedes edges with its newest edge (by ``createdAt``, then
+    ids), found one at a time, each after the newest edge of the one before is taken out:
+    loops sharing edges are broken with as few removals as that rule allows."""
+    remaining = list(edges)
+    found: list[tuple[list[dict[str, Any]], dict[str, Any]]] = []
+    while (loop := find_loop(remaining)) is not None:
+        newest = max(loop, key=lambda e: (e.get("createdAt") or 0, e["sourceId"], e["targetId"]))
+        found.append((loop, newest))
+        remaining = [e for e in remaining if e is not newest]
+    return found
+
+
+def freed_notes(was: dict[str, dict[str, Any]], removals: Sequence[_Removal]) -> list[str]:
+    """The notes (``was`` as :func:`~graph.knowledge.edges.statuses` read them) that these
+    removals leave superseded by nothing: they become active again. The rule of
+    :func:`~graph.knowledge.edges.would_flip` for one removal, for several into one note."""
+    taken: dict[str, int] = {}
+    for removal in removals:
+        if removal.into is not None and removal.from_note:
+            taken[removal.into] = taken.get(removal.into, 0) + 1
+    return sorted(
+        note_id
+        for note_id, n in was.items()
+        if n["status"] == KnowledgeStatus.SUPERSEDED.value and n["superseders"] <= taken.get(note_id, 0)
+    )
+
+
+class MaintenanceService:
+    """The maintenance tasks of the calling user's memory."""
+
+    def __init__(
+        self,
+        db: Database,
+        insights: InsightService,
+        jobs: Jobs,
+        *,
+        consolidate_above: float = 0.8,
+        archive_older_than_days: int = 90,
+    ) -> None:
+        self._db = db
+        self._insights = insights
+        self._jobs = jobs
+        self._gate = WriteGate(db)
+        self._consolidate_above = consolidate_above
+        self._older_than_days = archive_older_than_days
+
+    @classmethod
+    def from_settings(
+        cls, db: Database, insights: InsightService, jobs: Jobs, settings: Settings
+    ) -> MaintenanceService:
+        """The service as the settings configure it (the API and the CLI alike)."""
+        return cls(
+            db,
+            insights,
+            jobs,
+            consolidate_above=settings.insight_consolidate_above,
+            archive_older_than_days=settings.maintenance_archive_older_than_days,
+        )
+
+    async def start(
+        self, principal: Principal, task: str, *, dry_run: bool = False, older_than_days: int | None = None
+    ) -> str:
+        """Queue a task as a job of the principal's user; returns the job id."""
+        check_task(task, older_than_days)
+
+        async def work(memo: dict[str, Any]) -> JobResult:
+            return await self.run(principal, task, dry_run=dry_run, older_than_days=older_than_days)
+
+        return await self._jobs.start(principal, job_kind(task), work, thread_id=None)
+
+    async def run(
+        self, principal: Principal, task: str, *, dry_run: bool = False, older_than_days: int | None = None
+    ) -> JobResult:
+        """Run a task now, in this process; its counts and report."""
+        check_task(task, older_than_days)
+        if task == CONSOLIDATE:
+            return await self.consolidate(principal, dry_run=dry_run)
+        if task == VALIDATE_CONNECTIONS:
+            return await self.validate_connections(principal, dry_run=dry_run)
+        return await self.archive_superseded(principal, dry_run=dry_run, older_than_days=older_than_days)
+
+    async def _under_gate(self, user_id: str, dry_run: bool, work: Callable[[Gated], Awaitable[T]]) -> T:
+        """``work`` under the user's write gate; for a dry run, in a read transaction (as if
+        under the gate: Neo4j refuses any write there, so a dry run cannot change a thing)."""
+        if not dry_run:
+            return await self._gate.write(user_id, work)
+
+        async def looking(tx: AsyncManagedTransaction) -> T:
+            return await work(Gated(tx, user_id, seq=0, notes=0))
+
+        return await self._db.read_tx(looking)
+
+    # --- consolidate ---------------------------------------------------------------------
+    async def consolidate(self, principal: Principal, *, dry_run: bool = False) -> JobResult:
+        """Each thread with insights above the threshold not yet in knowledge is consolidated
+        as ``POST /v1/threads/{id}/consolidate`` would (a dry run counts them)."""
+        rows = await self._db.read(
+            "queries/project/maintenance_consolidate_threads",
+            userId=principal.user_id,
+            minConfidence=self._consolidate_above,
+        )
+        counts = {"threads": len(rows), "insights": sum(int(r["insights"]) for r in rows)}
+        if not dry_run:
+            counts |= {"consolidated": 0, "created": 0, "updated": 0}
+        threads: list[dict[str, Any]] = []
+        for row in rows:
+            entry: dict[str, Any] = {"threadId": row["threadId"], "insights": int(row["insights"])}
+            if not dry_run:
+                try:
+                    done = await self._insights.consolidate(principal, row["threadId"])
+                except NotFound:
+                    continue  # deleted since it was listed: nothing of it to consolidate
+                entry |= done
+                for key in ("consolidated", "created", "updated"):
+                    counts[key] += int(done[key])
+            threads.append(entry)
+        return _result(CONSOLIDATE, dry_run, counts, {"threads": threads})
+
+    # --- validate-connections ------------------------------------------------------------
+    async def validate_connections(self, principal: Principal, *, dry_run: bool = False) -> JobResult:
+        """Find and repair what must not be among the user's typed edges; report what a
+        person must decide (module docstring)."""
+
+        async def work(gated: Gated) -> JobResult:
+            return await self._validate(gated, principal, dry_run)
+
+        return await self._under_gate(principal.user_id, dry_run, work)
+
+    async def _validate(self, gated: Gated, principal: Principal, dry_run: bool) -> JobResult:
+        stray = [_stray_removal(row) for row in await gated.run("queries/project/maintenance_stray_edges")]
+        loop_edges = [
+            dict(row["edge"]) | {"element": row["element"]}
+            for row in await gated.run("queries/project/maintenance_supersede_loops")
+        ]
+        loops = loops_to_break(loop_edges)
+        breaking = [
+            _Removal(
+                newest["element"],
+                newest["sourceId"],
+                {k: v for k, v in newest.items() if k != "element"},
+                "supersedeLoop",
+                into=newest["targetId"],
+            )  # fmt: skip
+            for _, newest in loops
+        ]
+        planned = stray + breaking
+        watched = sorted({r.into for r in planned if r.into is not None})
+        was = await statuses(gated, watched)
+        freed = freed_notes(was, planned)
+        held: dict[str, str] = {}  # note id -> the correction that holds its status
+        if freed and corrections.is_agent(principal):
+            corrected = await corrections.corrected(gated, freed)
+            held = {note: fields["status"] for note, fields in corrected.items() if "status" in fields}
+        removing = [r for r in planned if r.into not in held]
+        held_back = [
+            r.view() | {"noteId": r.into, "correctionId": held[r.into]}
+            for r in planned
+            if r.into is not None and r.into in held
+        ]
+        restored = [note for note in freed if note not in held]
+        if not dry_run and removing:
+            rows = [{"element": r.element, "noteId": r.note_id} for r in removing]
+            [row] = await gated.run("queries/project/maintenance_edges_remove", rows=rows)
+            gone = set(row["removed"])
+            removing = [r for r in removing if r.element in gone]
+            now = await statuses(gated, watched)
+            restored = [n for n in watched if n in now and now[n]["status"] != was[n]["status"]]
+            # As the edge service journals a removal: the statuses it flipped first, the
+            # edges last (a write's last mutation is its own change).
+            await journal.record_many(gated, principal, [
+                *status_changes(was, now),
+                *(journal.Change("edge.disconnect", "Edge", r.journal_id, edge_state(r.edge), None)
+                  for r in removing),
+            ])  # fmt: skip
+        conflicts = [dict(r) for r in await gated.run("queries/project/maintenance_superseded_conflicts")]
+        orphaned = [dict(r) for r in await gated.run("queries/project/maintenance_superseded_by_archived")]
+        removed = {r.element for r in removing}
+        loop_views = [
+            {
+                "notes": [e["sourceId"] for e in loop],
+                "newestEdge": {
+                    "sourceId": newest["sourceId"],
+                    "type": "supersedes",
+                    "targetId": newest["targetId"],
+                },
+                "broken": newest["element"] in removed,
+            }
+            for loop, newest in loops
+        ]
+        lists: dict[str, list[Any]] = {
+            "dangling": [r.view() for r in stray if r.problem == "dangling"],
+            "acrossUsers": [r.view() for r in stray if r.problem == "acrossUsers"],
+            "supersedeLoops": loop_views,
+            "supersededConflicts": conflicts,
+            "supersededByArchived": orphaned,
+            "removed": [r.view() for r in removing],
+            "statusesRestored": restored,
+            "heldBack": held_back,
+        }
+        return _result(VALIDATE_CONNECTIONS, dry_run, {k: len(v) for k, v in lists.items()}, lists)
+
+    # --- archive-superseded ----------------------------------------------------------------
+    async def archive_superseded(
+        self, principal: Principal, *, dry_run: bool = False, older_than_days: int | None = None
+    ) -> JobResult:
+        """Superseded architecture decisions superseded more than ``older_than_days`` days ago
+        (default: the setting) become archived."""
+        days = self._older_than_days if older_than_days is None else older_than_days
+        check_task(ARCHIVE_SUPERSEDED, days)
+
+        async def work(gated: Gated) -> JobResult:
+            rows = await gated.run("queries/project/maintenance_archive_candidates", olderThanDays=days)
+            found = [{"id": r["id"], "supersededAt": iso_millis(int(r["supersededAt"]))} for r in rows]
+            ids = [r["id"] for r in rows]
+            held: dict[str, str] = {}
+            if ids and corrections.is_agent(principal):
+                corrected = await corrections.corrected(gated, ids)
+                held = {note: fields["status"] for note, fields in corrected.items() if "status" in fields}
+            archived = [i for i in ids if i not in held]
+            if not dry_run and archived:
+                done = await gated.run("queries/project/maintenance_archive_set", ids=archived)
+                archived = [str(r["id"]) for r in done]
+                # As a status update of a note is journaled: an undo puts `superseded` back.
+                await journal.record_many(gated, principal, [
+                    journal.Change(
+                        "note.update", "Knowledge", note_id, {"status": KnowledgeStatus.SUPERSEDED.value},
+                        {"status": KnowledgeStatus.ARCHIVED.value},
+                    )
+                    for note_id in archived
+                ])  # fmt: skip
+            lists: dict[str, list[Any]] = {
+                "candidates": found,
+                "archived": archived,
+                "heldBack": [{"id": i, "correctionId": c} for i, c in sorted(held.items())],
+            }
+            counts = {k: len(v) for k, v in lists.items()}
+            return _result(ARCHIVE_SUPERSEDED, dry_run, counts, lists, olderThanDays=days)
+
+        return await self._under_gate(principal.user_id, dry_run, work)
+
+    # --- the schedule ----------------------------------------------------------------------
+    async def start_if_due(self, user_id: str, task: str, every_millis: int) -> str | None:
+        """Claim the user's scheduled run of ``task`` if it is due (compare-and-set under the
+        user's write gate, so of several processes only one claims it) and queue it as a job
+        of the pipeline; its job id, or ``None`` when it was not due (any more)."""
+        check_task(task)
+
+        async def claim(gated: Gated) -> bool:
+            rows = await gated.run(
+                "queries/project/maintenance_claim",
+                property=LAST_RUN_PROPERTY[task],
+                everyMillis=every_millis,
+            )
+            return bool(rows)
+
+        if not await self._gate.write(user_id, claim):
+            return None
+        return await self.start(scheduled_principal(user_id), task)
+
+
+class MaintenanceSchedule:
+    """Every ``tick_seconds``, finds the due tasks of every user holding data (a Tenant node,
+    not forgotten) and runs each as a job of the pipeline principal. A run is claimed in
+    Neo4j before it starts, so several API processes or replicas run a due task once; a
+    process that dies between the claim and the job's start loses that one run."""
+
+    def __init__(
+        self,
+        service: MaintenanceService,
+        db: Database,
+        every_hours: dict[str, float],
+        *,
+        tick_seconds: float = 60.0,
+        users: Sequence[str] | None = None,
+        batch: int = 500,
+    ) -> None:
+        for task in every_hours:
+            check_task(task)
+        self._service = service
+        self._db = db
+        self._every = {task: int(hours * 3_600_000) for task, hours in every_hours.items() if hours > 0}
+        self._tick = tick_seconds
+        self._users = list(users) if users else None
+        self._batch = batch
+        self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_settings(
+        cls, service: MaintenanceService, db: Database, settings: Settings
+    ) -> MaintenanceSchedule:
+        """The schedule the settings ask for (:attr:`active` only when some interval is > 0)."""
+        every = {
+            CONSOLIDATE: settings.maintenance_consolidate_every_hours,
+            VALIDATE_CONNECTIONS: settings.maintenance_validate_every_hours,
+            ARCHIVE_SUPERSEDED: settings.maintenance_archive_every_hours,
+        }
+        return cls(
+            service,
+            db,
+            every,
+            tick_seconds=settings.maintenance_tick_seconds,
+            users=settings.maintenance_users,
+        )
+
+    @property
+    def active(self) -> bool:
+        """Whether any task is scheduled."""
+        return bool(self._every)
+
+    def start(self) -> None:
+        """Start the loop in the background (nothing when no task is scheduled)."""
+        if self.active and self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="maintenance-schedule")
+
+    async def stop(self) -> None:
+        """Stop the loop (jobs it started end with the process's other jobs)."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                started = await self.run_due()
+                if started:
+                    log.info("maintenance schedule started %d jobs", len(started))
+            except ContextNetworkError as exc:  # Neo4j away for a moment: the next tick tries again
+                log.warning("maintenance schedule: %s", exc.message)
+            except Exception:  # the loop must outlive one bad tick; the next one tries again
+                log.exception("maintenance schedule tick failed")
+            await asyncio.sleep(self._tick)
+
+    async def run_due(self) -> list[str]:
+        """Start every due task of every user now; the ids of the jobs started."""
+        started: list[str] = []
+        for task, every in self._every.items():
+            while True:
+                rows = await self._db.read(
+                    "queries/project/maintenance_due_users",
+                    property=LAST_RUN_PROPERTY[task],
+                    everyMillis=every,
+                    users=self._users,
+                    limit=self._batch,
+                )
+                claimed = 0  # claimed here or elsewhere: no longer due either way
+                for row in rows:
+                    try:
+                        job_id = await self._service.start_if_due(row["userId"], task, every)
+                    except ContextNetworkError as exc:  # e.g. forgotten meanwhile: the others go on
+                        log.warning("maintenance %s for %s: %s", task, row["userId"], exc.message)
+                        continue
+                    claimed += 1
+                    if job_id is not None:
+                        started.append(job_id)
+                if len(rows) < self._batch or not claimed:
+                    break  # the rest (if any) at the next tick
+        return started

@@ -1,0 +1,113 @@
+"""One search across the three layers of context: knowledge (notes), memory (insights from
+conversations) and docs (project context: decisions, patterns, constraints, and agents'
+documentation).
+
+Each layer finds its own candidates the way it searches best: knowledge and memory by their
+hybrid search (vector and user-local keyword halves fused), docs exactly (a project holds
+thousands of entries, not millions). The candidates are then ranked **together by one
+measure**, each one's exact cosine to the query from the same embedder, computed in one
+statement, so a score means the same in every layer and the list is one ranking, not three
+glued together. A note that is project context counts as docs, not knowledge. Tenant-safe
+as search is: every candidate and every score comes from the caller's own data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from graph.conversations.insights import InsightService
+from graph.core.db import Database
+from graph.core.embeddings import Embedder
+from graph.core.principals import Principal
+from graph.core.values import iso_millis
+from graph.core.vectors import cosine_from_score
+from graph.knowledge.models import SearchMode, SearchQuery
+from graph.knowledge.retrieval import RetrievalService
+
+#: Candidates each layer brings, per result asked for: enough that the one ranking is not
+#: decided by a layer's own cut.
+CANDIDATES_PER_RESULT = 2
+
+
+class Layer(StrEnum):
+    """A layer of context unified search reaches."""
+
+    KNOWLEDGE = "knowledge"
+    MEMORY = "memory"
+    DOCS = "docs"
+
+
+class UnifiedSearch:
+    """Knowledge, memory and docs in one ranking."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, retrieval: RetrievalService, insights: InsightService
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._retrieval = retrieval
+        self._insights = insights
+
+    async def search(
+        self, principal: Principal, query: str, layers: Sequence[Layer], top_k: int
+    ) -> dict[str, Any]:
+        """The ``top_k`` items of the chosen layers most similar to ``query``, each with its
+        layer and score (cosine), best first."""
+        [vector] = await self._embedder.embed([query])
+        want = top_k * CANDIDATES_PER_RESULT
+        note_ids: list[str] = []
+        insight_ids: list[str] = []
+        doc_ids: list[str] = []
+        if Layer.KNOWLEDGE in layers:
+            found = await self._retrieval.search(
+                principal,
+                SearchQuery(
+                    query=query,
+                    top_k=want,
+                    mode=SearchMode.HYBRID,
+                    expand_connections=False,
+                    embedding=vector,
+                ),
+            )
+            note_ids += [hit["node"]["id"] for hit in found["hits"]]
+        if Layer.MEMORY in layers:
+            recalled = await self._insights.recall(principal, query, limit=want, topics=0, vector=vector)
+            insight_ids += [insight["id"] for insight in recalled["insights"]]
+        if Layer.DOCS in layers and principal.scope is None:  # a scoped key sees its notes only
+            rows = await self._db.read(
+                "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want
+            )
+            for row in rows:
+                (doc_ids if row["what"] == "agentDoc" else note_ids).append(row["id"])
+        rows = await self._db.read(
+            "queries/project/unified_scores", userId=principal.user_id, vector=vector,
+            noteIds=sorted(set(note_ids)), insightIds=insight_ids, docIds=doc_ids,
+        )  # fmt: skip
+        results = []
+        for row in rows:
+            layer = _layer(row)
+            if layer not in layers:
+                continue  # a project note knowledge search found, when docs were not asked for
+            results.append(
+                {"layer": layer.value, "kind": row["what"], "item": _item(row), "score": row["score"]}
+            )
+        results.sort(key=lambda r: (-r["score"], r["layer"], r["item"]["id"]))
+        for r in results:
+            r["score"] = round(cosine_from_score(r["score"]), 4)
+        return {"query": query, "layers": [layer.value for layer in layers], "results": results[:top_k]}
+
+
+def _layer(row: dict[str, Any]) -> Layer:
+    if row["what"] == "insight":
+        return Layer.MEMORY
+    return Layer.DOCS if row["project"] else Layer.KNOWLEDGE
+
+
+def _item(row: dict[str, Any]) -> dict[str, Any]:
+    item = {k: v for k, v in row["item"].items() if v is not None}
+    for key in ("createdAt", "updatedAt", "extractedAt"):
+        if key in item:
+            item[key] = iso_millis(item[key])
+    return item
