@@ -173,10 +173,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Scheduled maintenance (off unless an interval is set): due runs become jobs here.
     schedule = MaintenanceSchedule.from_settings(app.state.services.maintenance, db, settings)
     schedule.start()
+    conversation_memory.gists.start()
     try:
         yield
     finally:
         await schedule.stop()
+        await conversation_memory.gists.stop()
         await jobs.wait_idle()
         for client in (embedder, extractor):
             close = getattr(client, "close", None)

@@ -115,7 +115,9 @@ class NotifiedThreadOut(OutModel):
     thread_id: str
     message_id: str = Field(description="The system message it got.")
     by_session: bool = Field(description="A session of an agent the decision names is about this thread.")
-    topic_similarity: float | None = Field(default=None, description="Cosine of the thread's topic.")
+    thread_similarity: float | None = Field(
+        default=None, description="Cosine of the thread's gist: its topic and latest messages."
+    )
     insight_similarity: float | None = Field(default=None, description="Cosine of its closest insight.")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.conversations.extractors import Extractor
+from graph.conversations.gists import ThreadGists
 from graph.conversations.insights import InsightService, Thresholds
 from graph.conversations.threads import ThreadService
 from graph.core.db import Database
@@ -23,6 +24,8 @@ class ConversationMemory:
     threads: ThreadService
     insights: InsightService
     jobs: Jobs
+    #: Refreshes threads' gists after appends; the API starts it (``gists.start()``).
+    gists: ThreadGists
 
     @classmethod
     def from_settings(
@@ -45,4 +48,5 @@ class ConversationMemory:
             plan=VectorPlanConfig.from_settings(settings),
             term_limit=settings.search_term_limit,
         )
-        return cls(threads=ThreadService(db, embedder), insights=insights, jobs=jobs)
+        gists = ThreadGists(db, embedder, settings.thread_gist_delay_seconds)
+        return cls(threads=ThreadService(db, embedder, gists), insights=insights, jobs=jobs, gists=gists)

@@ -14,6 +14,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from graph.conversations.gists import ThreadGists
 from graph.conversations.models import ContextType, NewMessage
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
@@ -38,12 +39,15 @@ async def require_thread(db: Database, user_id: str, thread_id: str, field: str 
 class ThreadService:
     """Threads and messages of the calling user."""
 
-    def __init__(self, db: Database, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, db: Database, embedder: Embedder | None = None, gists: ThreadGists | None = None
+    ) -> None:
         self._db = db
         self._gate = WriteGate(db)
-        #: Embeds a new thread's topic, by which a new architectural decision finds the
-        #: conversations it may affect (``graph.project.decisions``).
+        #: Embeds a new thread's topic, its first gist; ``gists`` refreshes it after appends
+        #: (a new architectural decision finds the conversations it may affect by them).
         self._embedder = embedder
+        self._gists = gists
 
     async def create_thread(
         self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
@@ -158,6 +162,8 @@ class ThreadService:
             return await append_messages(gated, principal, thread_id, ids, messages)
 
         stored = await self._gate.write(principal.user_id, work)
+        if self._gists is not None:
+            self._gists.mark(principal.user_id, thread_id)
         return [plain(r["message"]) for r in stored]
 
     async def list_messages(

@@ -237,8 +237,8 @@ async def _insight_tenant_keys(db: Database) -> None:
 
 
 #: What ``reembed`` recomputes: notes (title + content), insights (content), saved session
-#: pages, the vectors corrections keep (the text each was computed from), thread topics and
-#: agent documentation lines.
+#: pages, the vectors corrections keep (the text each was computed from), thread gists
+#: (graph/conversations/gists.py) and agent documentation lines.
 REEMBED_QUERIES = (
     ("queries/core/reembed_knowledge_page", "queries/core/reembed_knowledge_set"),
     ("queries/core/reembed_insight_page", "queries/core/reembed_insight_set"),
@@ -288,10 +288,8 @@ async def reembed(
             if not page:
                 break
             vectors = await embedder.embed([row["text"] for row in page])
-            rows = [
-                {"elementId": r["elementId"], "text": r["text"], "embedding": v}
-                for r, v in zip(page, vectors, strict=True)
-            ]
+            # What the page read (element id, text, and whatever else its set query checks)
+            rows = [dict(r) | {"embedding": v} for r, v in zip(page, vectors, strict=True)]
             await db.write(set_query, rows=rows, model=embedder.model_id)
             done += len(rows)
             if progress is not None:

@@ -152,12 +152,19 @@ class Settings(BaseSettings):
         default=None,
         ge=0.0,
         le=1.0,
-        description="Cosine between a new architectural decision and a thread's topic or one of its "
-        "insights from which the thread is told of the decision; default: the embedder's own "
+        description="Cosine between a new architectural decision and a thread's gist (topic and latest "
+        "messages) or one of its insights from which the thread is told of the decision; default: the "
+        "embedder's own "
         "(docs/project.md, 'Which conversations hear of a decision').",
     )
     decision_notify_max_threads: int = Field(
         default=50, ge=0, le=1000, description="Most threads one new decision notifies (the closest)."
+    )
+    thread_gist_delay_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="How long after messages are appended a thread's gist (topic and latest messages, "
+        "by which a new decision finds it) is embedded again, in the background.",
     )
     decision_notify_days: float = Field(
         default=30.0,

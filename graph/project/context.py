@@ -17,8 +17,9 @@ and refuses a loop.
   answer lists whose instructions changed.
 * **tells the conversations it may affect**, in the same transaction: a system message
   ``[CONTEXT UPDATE] New architectural decision may affect this conversation: <title>`` in
-  each thread active within ``decision_notify_days`` whose topic or one of whose insights is
-  at least ``notify_floor`` similar to the decision, or that a session of an agent it names
+  each thread active within ``decision_notify_days`` whose gist (its topic and latest
+  messages, ``graph.conversations.gists``) or one of whose insights is at least
+  ``notify_floor`` similar to the decision, or that a session of an agent it names
   is about; the closest ``decision_notify_max_threads``. The message's id is derived from
   the decision and the thread, and a decision already recorded notifies nobody again.
 """
@@ -206,7 +207,7 @@ class ProjectContextService:
                 windowSeconds=int(self._notify.window_days * 86_400),
                 agents=agents,
                 limit=want,
-                topicCandidates=self._plan.index_candidates(want, counts["myThreads"], counts["threads"]),
+                threadCandidates=self._plan.index_candidates(want, counts["myThreads"], counts["threads"]),
                 # a thread's several insights: ask for more of them than of threads
                 insightCandidates=self._plan.index_candidates(
                     want * INSIGHTS_PER_THREAD, counts["myInsights"], counts["insights"]
@@ -217,7 +218,7 @@ class ProjectContextService:
         found = []
         for row in rows:
             why: dict[str, Any] = {"threadId": row["id"], "bySession": bool(row["bySession"])}
-            for key in ("topicScore", "insightScore"):
+            for key in ("threadScore", "insightScore"):
                 if row[key] is not None:
                     why[key.replace("Score", "Similarity")] = round(cosine_from_score(row[key]), 4)
             found.append(why)

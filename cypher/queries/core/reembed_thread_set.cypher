@@ -1,6 +1,6 @@
-// Store re-computed thread topic embeddings; the element ids come from reembed_thread_page.
-// Only where the topic is still the text the vector was computed from.
+// Store re-computed thread gists; the element ids come from reembed_thread_page. Only where
+// the thread holds the messages the text was read from (an append meanwhile wins).
 UNWIND $rows AS row
-MATCH (t:Thread) WHERE elementId(t) = row.elementId AND t.topic = row.text
+MATCH (t:Thread) WHERE elementId(t) = row.elementId AND t.messageCount = row.seq
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
-SET t.embeddingModel = $model
+SET t.embeddingModel = $model, t.embeddedSeq = row.seq

@@ -196,19 +196,27 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
             "status: 'active', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "
             "embeddingModel: 'old-8'}), "
             "(:Insight {userId: 'old', key: 'x', id: 'i', content: 'An old insight.', "
-            "embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'})"
+            "embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], embeddingModel: 'old-8'}), "
+            "(:AgentDoc {userId: 'old', agentId: 'a', id: 'a:capability:0', kind: 'capability', "
+            "text: 'Old skill.', embedding: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "
+            "embeddingModel: 'old-8'}), "
+            # a thread from before gists: none yet, and reembed makes it
+            "(:Thread {userId: 'old', id: 't', topic: 'Old thread', messageCount: 1}), "
+            "(:Message {userId: 'old', id: 'm', threadId: 't', seq: 1, role: 'user', content: 'Hello.'})"
         )
     embedder = LocalEmbedder()
-    assert await reembed(private_db, embedder) == 2
+    assert await reembed(private_db, embedder) == 4
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
         sizes, _, _ = driver.execute_query(
-            "MATCH (n) WHERE n.userId = 'old' RETURN labels(n)[0] AS label, size(n.embedding) AS size, "
-            "n.embeddingModel AS model ORDER BY label"
+            "MATCH (n) WHERE n.userId = 'old' AND n.embedding IS NOT NULL RETURN labels(n)[0] AS label, "
+            "size(n.embedding) AS size, n.embeddingModel AS model, n.embeddedSeq AS seq ORDER BY label"
         )
         driver.execute_query("MATCH (n) WHERE n.userId = 'old' DETACH DELETE n")
-    assert [(r["label"], r["size"], r["model"]) for r in sizes] == [
-        ("Insight", 384, embedder.model_id),
-        ("Knowledge", 384, embedder.model_id),
+    assert [(r["label"], r["size"], r["model"], r["seq"]) for r in sizes] == [
+        ("AgentDoc", 384, embedder.model_id, None),
+        ("Insight", 384, embedder.model_id, None),
+        ("Knowledge", 384, embedder.model_id, None),
+        ("Thread", 384, embedder.model_id, 1),  # its gist holds its one message
     ]
     report = await check_schema(private_db, 384)
     assert report.ok, report.problems

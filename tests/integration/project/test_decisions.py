@@ -231,6 +231,22 @@ async def thread(caller: Caller, thread_id: str, topic: str, *messages: str) -> 
         assert (await caller.http.post(f"/v1/threads/{thread_id}/messages", json=body)).status_code == 201
 
 
+async def gist_of(db: Database, user_id: str, thread_id: str) -> None:
+    """Wait until the thread's gist holds its latest messages (it is embedded in the
+    background, a moment after the append)."""
+    for _ in range(300):
+        rows = await inspect(
+            db,
+            "MATCH (t:Thread {userId: $user, id: $id}) RETURN t.embeddedSeq = t.messageCount AS done",
+            user=user_id,
+            id=thread_id,
+        )
+        if rows and rows[0]["done"]:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the gist of {thread_id} was not refreshed")
+
+
 async def notices(caller: Caller, thread_id: str) -> list[str]:
     items = (await caller.http.get(f"/v1/threads/{thread_id}/messages")).json()["items"]
     return [m["content"] for m in items if m["role"] == "system"]
@@ -268,6 +284,13 @@ async def test_a_decision_is_announced_in_the_conversations_it_may_affect_once(
     await thread(person, "t-session", "Release checklist for Friday")
     session = await coder.http.post("/v1/sessions", json={"topic": "release", "threadId": "t-session"})
     assert session.status_code == 201, session.text
+    # Only its latest messages are about orders (never extracted): its gist, embedded in
+    # the background after the append, is what is close.
+    await thread(
+        person, "t-messages", "Friday sync", "Let us store every order in PostgreSQL from now on.",
+        "Yes: orders go into PostgreSQL.",
+    )  # fmt: skip
+    await gist_of(db, person.user_id, "t-messages")
     await thread(person, "t-far", "Team offsite in Lisbon: flights and hotel", "I prefer a window seat.")
     other = await make_caller(Role.HUMAN)  # another user's close thread is not theirs to hear of
     await thread(other, "t-topic", "Which database should store our orders?")
@@ -278,9 +301,10 @@ async def test_a_decision_is_announced_in_the_conversations_it_may_affect_once(
     made = await person.http.post("/v1/decisions", json=decision)
     assert made.status_code == 201, made.text
     told = {t["threadId"]: t for t in made.json()["notifiedThreads"]}
-    assert set(told) == {"t-topic", "t-insight", "t-session"}, told
+    assert set(told) == {"t-topic", "t-insight", "t-session", "t-messages"}, told
     assert told["t-session"]["bySession"] is True
-    assert told["t-topic"]["topicSimilarity"] >= 0.7 and told["t-insight"]["insightSimilarity"] >= 0.7
+    assert told["t-topic"]["threadSimilarity"] >= 0.7 and told["t-insight"]["insightSimilarity"] >= 0.7
+    assert told["t-messages"]["threadSimilarity"] >= 0.7 and "insightSimilarity" not in told["t-messages"]
     for thread_id in told:
         assert await notices(person, thread_id) == [NOTICE + "Orders are stored in PostgreSQL"]
     assert await notices(person, "t-far") == []
