@@ -1,4 +1,4 @@
-"""``python -m bench``: every benchmark, one after the other (about 100 minutes on 2 cores)."""
+"""``python -m bench``: every benchmark, one after the other (about 110 minutes on 2 cores)."""
 
 from bench import (
     continuity,
@@ -9,6 +9,7 @@ from bench import (
     knowledge,
     load,
     platform,
+    project,
     retrieval,
     wakeup,
 )
@@ -21,5 +22,6 @@ load.main()
 continuity.main()
 journal.main()
 wakeup.main()
+project.main()
 retrieval.main()
 dedupe.main()

@@ -139,20 +139,24 @@ class ProjectContextService:
             )  # fmt: skip
             if entry.kind is not ProjectKind.DECISION:
                 return
-            done.refreshed_agents = self._affected_agents(agents, known)
             notice = NOTICE.format(title=entry.title)
+            told = []  # built afresh: the driver may run this transaction function again
             for thread in threads:
                 message_id = _notice_id(entry_id, thread["threadId"])
-                await append_messages(
-                    gated, principal, thread["threadId"], [message_id], [NewMessage(Role.SYSTEM, notice)]
-                )
-                done.notified_threads.append(thread | {"messageId": message_id})
-            if threads:
+                try:
+                    await append_messages(
+                        gated, principal, thread["threadId"], [message_id], [NewMessage(Role.SYSTEM, notice)]
+                    )
+                except NotFound:
+                    continue  # deleted since it was found: nobody left to tell
+                told.append(thread | {"messageId": message_id})
+            if told:
                 await gated.run(
                     "queries/project/notices_link",
                     decisionId=entry_id,
-                    messageIds=[t["messageId"] for t in done.notified_threads],
+                    messageIds=[t["messageId"] for t in told],
                 )
+            done.refreshed_agents, done.notified_threads = self._affected_agents(agents, known), told
 
         [result] = await self._notes.create(
             principal,
