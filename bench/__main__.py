@@ -8,6 +8,7 @@ from bench import (
     journal,
     knowledge,
     load,
+    notify,
     platform,
     project,
     retrieval,
@@ -25,3 +26,4 @@ wakeup.main()
 project.main()
 retrieval.main()
 dedupe.main()
+notify.main()
