@@ -424,6 +424,26 @@ def maintenance(
     typer.echo(json.dumps(_run(work), indent=2))
 
 
+# --- ctxnet mcp ------------------------------------------------------------------------------
+@app.command("mcp")
+def mcp(
+    transport: Annotated[str, typer.Option(help="stdio (an MCP client starts this) or http.")] = "stdio",
+    url: Annotated[
+        str | None, typer.Option(help="The API (default CTXNET_API_URL, else the local one).")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Where the http transport listens.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The http transport's port.")] = 8765,
+) -> None:
+    """Serve Context Network to MCP clients: search, remember, connect, recall, orient,
+    catch_up, brief_me, sessions, pending actions, goals, skills and corrections as tools,
+    calling the API with the key in CTXNET_API_KEY (never another user's data)."""
+    from ctxnet.mcp_server import serve as serve_mcp
+
+    if transport not in ("stdio", "http"):
+        raise typer.BadParameter("stdio or http", param_hint="--transport")
+    serve_mcp(transport, url, os.environ.get("CTXNET_API_KEY"), host, port)
+
+
 # --- ctxnet serve ----------------------------------------------------------------------------
 def _dev_key_file(settings: Settings) -> Path:
     return settings.data_dir / "dev-api-key"

@@ -287,10 +287,12 @@ class Client:
         """Close the connections."""
         self._http.close()
 
-    def send(self, call: Call) -> httpx.Response:
-        """Send one call, waiting and trying again on 503 and 429 only."""
+    def send(self, call: Call, headers: Mapping[str, str] | None = None) -> httpx.Response:
+        """Send one call (with extra ``headers``), waiting and trying again on 503 and 429 only."""
         for attempt in range(self._retries + 1):
-            response = self._http.request(call.method, call.path, json=call.json, params=call.params)
+            response = self._http.request(
+                call.method, call.path, json=call.json, params=call.params, headers=headers
+            )
             if response.status_code not in RETRIED or attempt == self._retries:
                 return response
             time.sleep(wait_before(response, attempt, self._backoff))
@@ -505,10 +507,12 @@ class AsyncClient:
         """Close the connections."""
         await self._http.aclose()
 
-    async def send(self, call: Call) -> httpx.Response:
-        """Send one call, waiting and trying again on 503 and 429 only."""
+    async def send(self, call: Call, headers: Mapping[str, str] | None = None) -> httpx.Response:
+        """Send one call (with extra ``headers``), waiting and trying again on 503 and 429 only."""
         for attempt in range(self._retries + 1):
-            response = await self._http.request(call.method, call.path, json=call.json, params=call.params)
+            response = await self._http.request(
+                call.method, call.path, json=call.json, params=call.params, headers=headers
+            )
             if response.status_code not in RETRIED or attempt == self._retries:
                 return response
             await asyncio.sleep(wait_before(response, attempt, self._backoff))
