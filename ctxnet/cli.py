@@ -444,6 +444,46 @@ def mcp(
     serve_mcp(transport, url, os.environ.get("CTXNET_API_KEY"), host, port)
 
 
+# --- ctxnet import -----------------------------------------------------------------------------
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A .jsonl or .csv file, or a folder of Markdown notes.")],
+    url: Annotated[str | None, typer.Option(help="The API (default: CTXNET_API_URL, else local).")] = None,
+    key: Annotated[
+        str | None, typer.Option(help="An API key (default: CTXNET_API_KEY, else the dev key).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check everything, write nothing.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the batches a killed run finished.")] = False,
+    max_words: Annotated[int, typer.Option(help="Split notes longer than this (the API's limit).")] = 300,
+    batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Notes or edges per request.")] = 500,
+) -> None:
+    """Import notes and edges through the API (keys, dedupe, the journal apply as for agents):
+    idempotent, resumable, every rejected record listed with file:line and the reason; exit
+    code 1 when anything was rejected."""
+    import json
+
+    from ctxnet.client import AsyncClient
+    from ctxnet.io.importer import run_import
+
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist", param_hint="PATH")
+
+    async def work() -> dict[str, Any]:
+        async with AsyncClient(url, key) as client:
+            report = await run_import(
+                path, client, max_words=max_words, dry_run=dry_run, resume=resume, batch_size=batch_size
+            )
+        return report.view()
+
+    try:
+        report = asyncio.run(work())
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="PATH") from None
+    typer.echo(json.dumps(report, indent=2))
+    if report["rejected"]:
+        raise typer.Exit(1)
+
+
 # --- ctxnet serve ----------------------------------------------------------------------------
 def _dev_key_file(settings: Settings) -> Path:
     return settings.data_dir / "dev-api-key"

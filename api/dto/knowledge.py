@@ -228,6 +228,10 @@ class CreatedNoteOut(OutModel):
     node: NoteOut | None = None
     merged_into: str | None = None
     proposal: ProposalOut | None = None
+    created: bool | None = Field(
+        default=None,
+        description="In a batch: whether this note is new (false: the id existed, or it was merged).",
+    )
 
 
 class NoteBatchOut(OutModel):

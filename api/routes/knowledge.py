@@ -120,8 +120,8 @@ def _created(result: CreateResult) -> dict[str, Any]:
     if result.proposal is not None:
         return {"proposal": dump(ProposalOut.model_validate(result.proposal))}
     if result.merged_into:
-        return {"node": result.node, "mergedInto": result.merged_into}
-    return {"node": result.node}
+        return {"node": result.node, "mergedInto": result.merged_into, "created": False}
+    return {"node": result.node, "created": result.created}
 
 
 @router.get("/knowledge", response_model=NotePageOut)

@@ -1,0 +1,1 @@
+"""Ways in and out: bulk import (and export) through the API."""

@@ -1,0 +1,283 @@
+"""Bulk import through the API (``ctxnet import``): notes first, then edges, in batches.
+
+The importer is an ordinary API client (the running local API with the development key by
+default; ``--url`` and ``--key`` for any deployment), so keys, tenancy, dedupe, the journal,
+corrections and validation apply exactly as for agents.
+
+* **Checked first.** Every record is validated by the API's own request models before
+  anything is sent; a record they refuse, and an edge whose end is neither in the import nor
+  among the user's notes, is **rejected** with its file:line and the reason, and the rest
+  goes on. ``--dry-run`` stops there and reports.
+* **Batches, overlapped.** Notes go in batches of :data:`BATCH` through
+  ``POST /v1/knowledge/batch``, two in flight, so the server embeds one batch while it
+  writes the other. Edges follow once every note is in (an edge to a note later in the
+  import is resolved, not dropped). A batch the API refuses as a whole is sent again record
+  by record, so only the records at fault are rejected.
+* **Idempotent.** Notes and edges are keyed by id: a second run creates nothing and says so.
+* **Resumable.** Each finished batch is written to a state file beside the source; killed
+  at any point and run again with ``--resume``, the import skips the finished batches and
+  ends with the same graph as an uninterrupted run (a batch cut off mid-flight is simply
+  sent again: keyed by id, it changes nothing twice).
+* **Seen.** A progress line with rate and ETA on a terminal; JSON lines otherwise. The exit
+  code says whether anything was rejected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from api.dto.knowledge import EdgeBatchItemIn, NoteIn
+from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
+from ctxnet.io.sources import Record, read
+
+#: Notes (or edges) per request, and requests in flight at once.
+BATCH = 500
+IN_FLIGHT = 2
+
+
+@dataclass
+class Report:
+    """What an import did."""
+
+    notes: int = 0
+    edges: int = 0
+    created: int = 0
+    existing: int = 0
+    merged: int = 0
+    proposed: int = 0
+    edges_created: int = 0
+    edges_existing: int = 0
+    skipped_batches: int = 0
+    #: Ids of this import's notes that dedupe folded into a twin: id -> the twin's id.
+    folded: dict[str, str] = field(default_factory=dict)
+    split: list[str] = field(default_factory=list)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    dry_run: bool = False
+
+    def view(self) -> dict[str, Any]:
+        """As printed at the end."""
+        changed = self.created + self.merged + self.proposed + self.edges_created
+        return {
+            "dryRun": self.dry_run,
+            "notes": self.notes,
+            "edges": self.edges,
+            "created": self.created,
+            "existing": self.existing,
+            "merged": self.merged,
+            "proposed": self.proposed,
+            "edgesCreated": self.edges_created,
+            "edgesExisting": self.edges_existing,
+            "skippedBatches": self.skipped_batches,
+            "folded": self.folded,
+            "split": self.split,
+            "rejected": self.rejected,
+            "changedNothing": changed == 0 and not self.dry_run,
+        }
+
+
+def _problem(exc: ValidationError) -> tuple[str, str]:
+    first = exc.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or "record", first["msg"]
+
+
+def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
+    """The notes and edges the API's models accept, and the report of the rest."""
+    report = Report()
+    notes: list[Record] = []
+    edges: list[Record] = []
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.problem is not None:
+            report.rejected.append({"where": record.where, "field": "record", "reason": record.problem})
+            continue
+        try:
+            if record.kind == "note":
+                note = NoteIn.model_validate(record.data)
+                record.data = note.model_dump(mode="json", by_alias=True, exclude_none=True)
+                note_id = str(record.data.get("id", ""))
+                if note_id and note_id in seen:
+                    why = f"id {note_id!r} appears twice (first at {seen[note_id]})"
+                    report.rejected.append({"where": record.where, "field": "id", "reason": why})
+                    continue
+                if note_id:
+                    seen[note_id] = record.where
+                if record.notes and record.where not in report.split:
+                    report.split.append(record.where)
+                notes.append(record)
+            else:
+                edge = EdgeBatchItemIn.model_validate(record.data)
+                record.data = edge.model_dump(mode="json", by_alias=True, exclude_none=True)
+                edges.append(record)
+        except ValidationError as exc:
+            at, reason = _problem(exc)
+            report.rejected.append({"where": record.where, "field": at, "reason": reason})
+    report.notes, report.edges = len(notes), len(edges)
+    return notes, edges, report
+
+
+class Progress:
+    """A progress line on a terminal (rate, ETA), JSON lines elsewhere."""
+
+    def __init__(self, total: int, out: TextIO) -> None:
+        self.total, self.done, self.out = total, 0, out
+        self.started = time.monotonic()
+        self.terminal = out.isatty()
+
+    def advance(self, n: int, what: str) -> None:
+        """``n`` more records done."""
+        self.done += n
+        spent = max(time.monotonic() - self.started, 1e-9)
+        rate = self.done / spent
+        eta = (self.total - self.done) / rate if rate else 0.0
+        if self.terminal:
+            self.out.write(
+                f"\r{what}: {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f} %) "
+                f"{rate:.0f}/s, ETA {eta:.0f} s   "
+            )
+        else:
+            line = {"step": what, "done": self.done, "total": self.total, "perSecond": round(rate, 1),
+                    "etaSeconds": round(eta, 1)}  # fmt: skip
+            self.out.write(json.dumps(line) + "\n")
+        self.out.flush()
+
+
+class StateFile:
+    """Which batches of this source are done (``--resume`` skips them)."""
+
+    def __init__(self, path: Path, fingerprint: str, resume: bool) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+        self.done: set[str] = set()
+        if resume and path.exists():
+            saved = json.loads(path.read_text())
+            if saved.get("fingerprint") == fingerprint:
+                self.done = set(saved.get("done", []))
+
+    def finish(self, batch: str) -> None:
+        """Mark a batch done, durably (written atomically, so a kill mid-write loses nothing)."""
+        self.done.add(batch)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"fingerprint": self.fingerprint, "done": sorted(self.done)}))
+        temporary.replace(self.path)
+
+
+async def run_import(
+    source: Path,
+    client: AsyncClient,
+    *,
+    max_words: int = 300,
+    dry_run: bool = False,
+    resume: bool = False,
+    state: Path | None = None,
+    progress: TextIO = sys.stderr,
+    on_batch: Callable[[str], None] | None = None,
+    batch_size: int = BATCH,
+) -> Report:
+    """Import ``source`` (a JSONL or CSV file, or a folder of Markdown) for the client's user."""
+    records = list(read(source, max_words))
+    notes, edges, report = check(records)
+    report.dry_run = dry_run
+    known = {str(n.data["id"]) for n in notes if n.data.get("id")}
+    missing = sorted({str(e.data[k]) for e in edges for k in ("sourceId", "targetId")} - known)
+    absent = set()
+    for note_id in missing:  # ends outside the import must be the user's notes already
+        try:
+            await client.request_json("GET", f"/v1/knowledge/{note_id}")
+        except NotFound:
+            absent.add(note_id)
+    kept_edges = []
+    for edge in edges:
+        gone = [k for k in ("sourceId", "targetId") if edge.data[k] in absent]
+        if gone:
+            why = f"no note {edge.data[gone[0]]!r} in the import or among yours"
+            report.rejected.append({"where": edge.where, "field": gone[0], "reason": why})
+        else:
+            kept_edges.append(edge)
+    report.edges = len(kept_edges)
+    if dry_run:
+        return report
+    digest = hashlib.sha256(
+        json.dumps([r.data for r in notes + kept_edges], sort_keys=True).encode()
+    ).hexdigest()
+    states = StateFile(state or source.with_name(source.name + ".ctxnet-import.json"), digest, resume)
+    meter = Progress(len(notes) + len(kept_edges), progress)
+    slots = asyncio.Semaphore(IN_FLIGHT)
+
+    async def send(kind: str, index: int, batch: list[Record]) -> None:
+        name = f"{kind}:{index}"
+        if name in states.done:
+            report.skipped_batches += 1
+            meter.advance(len(batch), kind)
+            return
+        async with slots:
+            await _write(client, kind, batch, report)
+        states.finish(name)
+        meter.advance(len(batch), kind)
+        if on_batch is not None:
+            on_batch(name)
+
+    note_batches = [notes[i : i + batch_size] for i in range(0, len(notes), batch_size)]
+    await asyncio.gather(*(send("notes", i, b) for i, b in enumerate(note_batches)))
+    # An edge of a note dedupe folded into a twin is the twin's (one to itself: nothing).
+    folded = report.folded
+    for edge in kept_edges:
+        for end in ("sourceId", "targetId"):
+            edge.data[end] = folded.get(edge.data[end], edge.data[end])
+    kept_edges = [e for e in kept_edges if e.data["sourceId"] != e.data["targetId"]]
+    edge_batches = [kept_edges[i : i + batch_size] for i in range(0, len(kept_edges), batch_size)]
+    await asyncio.gather(*(send("edges", i, b) for i, b in enumerate(edge_batches)))
+    if progress.isatty():
+        progress.write("\n")
+    return report
+
+
+async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Report) -> None:
+    """One batch; refused as a whole, its records one by one (only those at fault are rejected)."""
+    path = "/v1/knowledge/batch" if kind == "notes" else "/v1/connections/batch"
+    response = await client.send(Call("POST", path, {"items": [r.data for r in batch]}))
+    if response.status_code < 400:
+        _count(kind, response.json()["results"], report, batch)
+        return
+    if response.status_code not in (404, 409, 422) or len(batch) == 1:
+        if len(batch) == 1:
+            _reject(batch[0], error_of(response), report)
+            return
+        raise error_of(response)
+    for record in batch:
+        await _write(client, kind, [record], report)
+
+
+def _count(kind: str, results: list[dict[str, Any]], report: Report, batch: list[Record]) -> None:
+    for record, result in zip(batch, results, strict=True):
+        if kind == "edges":
+            if result["created"]:
+                report.edges_created += 1
+            else:
+                report.edges_existing += 1
+        elif "proposal" in result:
+            report.proposed += 1
+        elif result.get("mergedInto"):
+            report.merged += 1
+            if record.data.get("id"):
+                report.folded[str(record.data["id"])] = str(result["mergedInto"])
+        elif result.get("created"):
+            report.created += 1
+        else:
+            report.existing += 1
+
+
+def _reject(record: Record, error: ApiError, report: Report) -> None:
+    field_ = (error.field or "record").split(".")[-1]
+    report.rejected.append(
+        {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
+    )

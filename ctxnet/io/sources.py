@@ -1,0 +1,222 @@
+"""What an import reads: notes and edges from JSONL, CSV and folders of Markdown, each with
+the file and line it came from.
+
+* **JSONL**: one JSON object a line; a note (``{id?, title, content, type, source?,
+  confidence?, tags?, sourceRef?}``) or an edge (``{sourceId, type, targetId, ...}``).
+* **CSV**: a header row; note columns (``id, title, content, type, source, confidence,
+  tags``, tags separated by ``;``) or edge columns (``sourceId, type, targetId,
+  confidence``).
+* **Markdown**: every ``*.md`` under a folder is a note. Front matter (between ``---``
+  lines) may give ``id, title, type, source, confidence, tags`` and typed lists
+  ``dependsOn, supersedes, conflictsWith, relatedTo`` (ids), which become those edges;
+  ``[[wikilinks]]`` in the body become ``relatedTo`` edges. The id defaults to the file's
+  name, the title to its first heading, the type to ``concept``.
+
+A note longer than the atomic limit is split at its headings, then paragraphs, into parts
+of at most that many words, ids ``<id>``, ``<id>-2``, ...; each part ``relatedTo`` the one
+before (parts are never folded into each other by dedupe); the import reports the split.
+Every note's ``sourceRef`` names its file and line (``notes.md:12``) unless the record
+names one.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EDGE_TYPES = ("relatedTo", "dependsOn", "supersedes", "conflictsWith")
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_SLUG = re.compile(r"[^A-Za-z0-9._:-]+")
+
+
+@dataclass
+class Record:
+    """A note or an edge read from a file, where it came from, and any reason it is refused
+    before it is sent."""
+
+    kind: str  # "note" or "edge"
+    data: dict[str, Any]
+    where: str  # file:line
+    problem: str | None = None
+    notes: list[str] = field(default_factory=list)  # what the import did to it (a split)
+
+
+def slug(text: str) -> str:
+    """An id from a name: letters, digits and ``._:-`` kept, runs of anything else a ``-``."""
+    return _SLUG.sub("-", text.strip()).strip("-")[:128] or "note"
+
+
+def read(path: Path, max_words: int) -> Iterator[Record]:
+    """Every record of a file or folder, in order."""
+    if path.is_dir():
+        for file in sorted(path.rglob("*.md")):
+            yield from _markdown(file, path, max_words)
+    elif path.suffix == ".jsonl":
+        yield from _split_all(_jsonl(path), max_words)
+    elif path.suffix == ".csv":
+        yield from _split_all(_csv(path), max_words)
+    elif path.suffix == ".md":
+        yield from _markdown(path, path.parent, max_words)
+    else:
+        raise ValueError(f"{path}: not a .jsonl, .csv or .md file, nor a folder of Markdown")
+
+
+def _kind(data: dict[str, Any]) -> str:
+    return "edge" if "sourceId" in data and "targetId" in data else "note"
+
+
+def _jsonl(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{path.name}:{number}"
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield Record("note", {}, where, f"not JSON: {exc.msg}")
+                continue
+            if not isinstance(data, dict):
+                yield Record("note", {}, where, "a line must be one JSON object")
+                continue
+            yield Record(_kind(data), data, where)
+
+
+def _csv(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = csv.DictReader(handle)
+        for row in rows:
+            where = f"{path.name}:{rows.line_num}"
+            data: dict[str, Any] = {k: v for k, v in row.items() if k and v not in (None, "")}
+            if "tags" in data:
+                data["tags"] = [t.strip() for t in str(data["tags"]).split(";") if t.strip()]
+            if "confidence" in data:
+                try:
+                    data["confidence"] = float(data["confidence"])
+                except ValueError:
+                    yield Record(_kind(data), data, where, "confidence must be a number")
+                    continue
+            yield Record(_kind(data), data, where)
+
+
+def _split_all(records: Iterator[Record], max_words: int) -> Iterator[Record]:
+    for record in records:
+        if record.kind == "note" and record.problem is None:
+            record.data.setdefault("sourceRef", record.where)
+            yield from split(record, max_words)
+        else:
+            yield record
+
+
+def split(record: Record, max_words: int) -> Iterator[Record]:
+    """The note itself, or its parts when it is longer than ``max_words`` (module docstring)."""
+    content = str(record.data.get("content", ""))
+    if len(content.split()) <= max_words:
+        yield record
+        return
+    parts = _parts(content, max_words)
+    base = str(record.data.get("id") or slug(str(record.data.get("title", "note"))))
+    title = str(record.data.get("title", base))
+    previous = None
+    for i, text in enumerate(parts, 1):
+        part_id = base if i == 1 else f"{base}-{i}"
+        # The parts of one text are not duplicates of each other, however alike they read.
+        data = record.data | {
+            "id": part_id,
+            "content": text,
+            "title": title if i == 1 else f"{title} ({i})",
+            "dedupe": False,
+        }
+        yield Record(
+            "note", data, record.where, notes=[f"split into {len(parts)} notes of at most {max_words} words"]
+        )
+        if previous is not None:
+            yield Record(
+                "edge", {"sourceId": part_id, "type": "relatedTo", "targetId": previous}, record.where
+            )
+        previous = part_id
+
+
+def _parts(content: str, max_words: int) -> list[str]:
+    """Chunks of at most ``max_words`` words, cut at headings, then paragraphs, then words."""
+    blocks: list[str] = []
+    for section in re.split(r"\n(?=#{1,6}\s)", content):
+        for paragraph in re.split(r"\n\s*\n", section):
+            words = paragraph.split()
+            while len(words) > max_words:  # a paragraph longer than a note: cut at words
+                blocks.append(" ".join(words[:max_words]))
+                words = words[max_words:]
+            if words:
+                blocks.append(paragraph.strip() if len(paragraph.split()) <= max_words else " ".join(words))
+    parts: list[str] = []
+    current: list[str] = []
+    size = 0
+    for block in blocks:
+        n = len(block.split())
+        if current and size + n > max_words:
+            parts.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(block)
+        size += n
+    if current:
+        parts.append("\n\n".join(current))
+    return parts
+
+
+def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:
+    text = file.read_text(encoding="utf-8")
+    name = str(file.relative_to(root)) if file.is_relative_to(root) else file.name
+    meta: dict[str, Any] = {}
+    body, first_line = text, 1
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end != -1:
+            try:
+                loaded = yaml.safe_load(text[4:end])
+            except yaml.YAMLError as exc:
+                yield Record("note", {}, f"{name}:1", f"front matter is not YAML: {exc}")
+                return
+            meta = loaded if isinstance(loaded, dict) else {}
+            body = text[end + 4 :].lstrip("\n")
+            first_line = text[: end + 4].count("\n") + 2
+    heading = _HEADING.search(body)
+    note_id = str(meta.get("id") or slug(file.stem))
+    note: dict[str, Any] = {
+        "id": note_id,
+        "title": str(meta.get("title") or (heading.group(1) if heading else file.stem)),
+        "content": body.strip(),
+        "type": str(meta.get("type") or "concept"),
+        "sourceRef": f"{name}:{first_line}",
+    }
+    for name_ in ("source", "confidence"):
+        if name_ in meta:
+            note[name_] = meta[name_]
+    if "tags" in meta:
+        tags = meta["tags"]
+        note["tags"] = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
+    where = f"{name}:{first_line}"
+    yield from split(Record("note", note, where), max_words)
+    seen: set[tuple[str, str]] = set()
+    for edge_type in EDGE_TYPES:
+        targets = meta.get(edge_type) or []
+        for target in targets if isinstance(targets, list) else [targets]:
+            key = (edge_type, slug(str(target)))
+            if key not in seen:
+                seen.add(key)
+                yield Record("edge", {"sourceId": note_id, "type": edge_type, "targetId": key[1]}, where)
+    for link in _WIKILINK.findall(body):
+        key = ("relatedTo", slug(link))
+        if key not in seen and key[1] != note_id:
+            seen.add(key)
+            line = first_line + body[: body.find(f"[[{link}")].count("\n")
+            yield Record(
+                "edge", {"sourceId": note_id, "type": "relatedTo", "targetId": key[1]}, f"{name}:{line}"
+            )

@@ -1,0 +1,208 @@
+"""`ctxnet import` against the real API and Neo4j: Markdown with front matter and wikilinks,
+JSONL and CSV; edges to notes later in the import; long notes split; every rejected record
+with file:line and reason; idempotent; a run killed mid-way and resumed ends with the same
+graph as one that was not; a dry run writes nothing; two imports at once."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ctxnet.client import AsyncClient
+from ctxnet.io.importer import run_import
+from graph.core.principals import Role
+from tests.integration.conftest import Caller, MakeCaller
+from tests.support.servers import ApiProcess
+
+LONG = "\n\n".join(
+    f"## Part {p}\n\n" + " ".join(f"word{p}x{i}" for i in range(120)) for p in range(4)
+)  # 4 sections of 120 words: more than one 300-word note
+
+
+def write_vault(folder: Path) -> None:
+    """A small Markdown vault: front matter, typed lists, wikilinks (one to a later file)."""
+    (folder / "sub").mkdir(parents=True)
+    (folder / "billing.md").write_text(
+        "---\nid: billing\ntype: fact\ntags: [payments]\ndependsOn: [auth]\nconfidence: 0.9\n---\n"
+        "# Billing service\n\nBilling calls the auth service for every charge. See [[Zebra gateway]].\n"
+    )
+    (folder / "auth.md").write_text("# Auth service\n\nAuth issues tokens that expire after an hour.\n")
+    (folder / "sub" / "Zebra gateway.md").write_text("The zebra gateway forwards card payments.\n")
+    (folder / "handbook.md").write_text(f"---\ntitle: Handbook\n---\n{LONG}\n")
+    (folder / "bad.md").write_text("---\ntype: opinion\n---\nNot a type we know.\n")
+    (folder / "dangling.md").write_text("---\nrelatedTo: [nowhere]\n---\nPoints at a note nobody has.\n")
+
+
+async def graph_of(caller: Caller) -> tuple[dict[str, Any], set[tuple[str, str, str]]]:
+    """The user's notes (id → title, content, type, tags, sourceRef) and edges, as read back."""
+    async with AsyncClient(str(caller.http.base_url), caller.key) as cn:
+        notes = {
+            n.id: (n.title, n.content, n.type.value, tuple(n.tags), n.source_ref)
+            async for n in cn.iter_notes(limit=500)
+        }
+        edges: set[tuple[str, str, str]] = set()
+        for note_id in notes:
+            for edge in (await cn.request_json("GET", f"/v1/knowledge/{note_id}/connections"))["items"]:
+                edges.add((edge["sourceId"], edge["type"], edge["targetId"]))
+    return notes, edges
+
+
+async def test_a_markdown_vault_comes_in_with_its_links_and_its_rejects(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice = await make_caller(Role.HUMAN)
+    vault = tmp_path / "vault"
+    write_vault(vault)
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        dry = await run_import(vault, cn, dry_run=True, progress=io.StringIO())
+        assert (await graph_of(alice))[0] == {}  # a dry run writes nothing
+        report = await run_import(vault, cn, progress=io.StringIO())
+    for checked in (dry, report):
+        rejected = {(r["where"], r["field"]) for r in checked.rejected}
+        assert rejected == {("bad.md:4", "type"), ("dangling.md:4", "targetId")}, checked.rejected
+    assert report.created == 6 and report.split == ["handbook.md:4"]  # handbook: 2 parts of 240 words
+    notes, edges = await graph_of(alice)
+    assert notes["billing"][2:4] == ("fact", ("payments",))
+    assert notes["billing"][4] == "billing.md:8"
+    assert (
+        notes["Zebra-gateway"][0] == "Zebra gateway" and notes["Zebra-gateway"][4] == "sub/Zebra gateway.md:1"
+    )
+    assert {n for n in notes if n.startswith("handbook")} == {"handbook", "handbook-2"}
+    assert all(len(notes[n][1].split()) <= 300 for n in notes)
+    assert {
+        ("billing", "dependsOn", "auth"),
+        ("billing", "relatedTo", "Zebra-gateway"),  # a wikilink to a file read after it
+        ("handbook-2", "relatedTo", "handbook"),
+    } <= edges
+    # Again: nothing changes, and the report says so.
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        again = await run_import(vault, cn, progress=io.StringIO())
+    assert again.view()["changedNothing"] and again.created == 0 and again.existing == 6
+    assert await graph_of(alice) == (notes, edges)
+
+
+async def test_jsonl_and_csv_and_the_command_line(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice = await make_caller(Role.HUMAN)
+    lines = [
+        {"id": "q1", "title": "Queue", "content": "Orders go through the queue.", "type": "fact"},
+        {"sourceId": "q1", "type": "dependsOn", "targetId": "q2"},  # q2 comes later
+        {
+            "id": "q2",
+            "title": "Broker",
+            "content": "The broker is RabbitMQ.",
+            "type": "fact",
+            "sourceRef": "wiki:42",
+        },
+        {"id": "q3", "title": "Broken", "content": "x" * 30_000, "type": "fact"},
+    ]
+    (tmp_path / "notes.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n{not json\n")
+    (tmp_path / "more.csv").write_text(
+        "id,title,content,type,tags,confidence\n"
+        "c1,Cache,The cache keeps prices for a minute.,fact,perf;cache,0.8\n"
+        "c2,Bad,Missing a type,,,\n"
+    )
+    env = dict(os.environ) | {"CTXNET_API_URL": api.base_url, "CTXNET_API_KEY": alice.key}
+    for source, code in (("notes.jsonl", 1), ("more.csv", 1)):
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxnet", "import", str(tmp_path / source)],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == code, done.stderr
+        report = json.loads(done.stdout)
+        assert report["rejected"], report
+        # Not a terminal: progress comes as JSON lines.
+        assert json.loads(done.stderr.strip().splitlines()[-1])["done"] >= 1
+    notes, edges = await graph_of(alice)
+    assert set(notes) == {"q1", "q2", "c1"}
+    assert notes["q2"][4] == "wiki:42" and notes["q1"][4] == "notes.jsonl:1"
+    assert notes["c1"][3] == ("perf", "cache") and notes["c1"][4] == "more.csv:2"
+    assert edges == {("q1", "dependsOn", "q2")}
+    bad = subprocess.run(
+        [sys.executable, "-m", "ctxnet", "import", str(tmp_path / "notes.jsonl"), "--dry-run"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    reasons = {r["where"]: r for r in json.loads(bad.stdout)["rejected"]}
+    assert (
+        set(reasons) == {"notes.jsonl:4", "notes.jsonl:5"} and reasons["notes.jsonl:4"]["field"] == "content"
+    )
+
+
+def vectors_jsonl(path: Path, count: int) -> None:
+    """``count`` notes with precomputed vectors (no embedding: a quick import) and a chain of edges."""
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((count, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with path.open("w") as out:
+        for i in range(count):
+            note = {"id": f"v{i}", "title": f"Vector note {i}", "content": f"Fact {i}.", "type": "fact",
+                    "embedding": [round(float(x), 6) for x in vectors[i]], "dedupe": False}  # fmt: skip
+            out.write(json.dumps(note) + "\n")
+        for i in range(1, count):
+            out.write(json.dumps({"sourceId": f"v{i}", "type": "relatedTo", "targetId": f"v{i - 1}"}) + "\n")
+
+
+async def test_a_killed_import_resumes_to_the_same_graph(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    source = tmp_path / "big.jsonl"
+    vectors_jsonl(source, 1_200)
+    whole, cut = await make_caller(Role.HUMAN), await make_caller(Role.HUMAN)
+    command = [sys.executable, "-m", "ctxnet", "import", str(source), "--batch-size", "100"]
+    base = dict(os.environ) | {"CTXNET_API_URL": api.base_url}
+    uninterrupted = subprocess.run(
+        command, env=base | {"CTXNET_API_KEY": whole.key}, capture_output=True, text=True, timeout=300
+    )
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    source.with_name("big.jsonl.ctxnet-import.json").unlink()
+    # Killed (SIGKILL: no chance to tidy up) once a few batches are done.
+    state = source.with_name("big.jsonl.ctxnet-import.json")
+    killed = subprocess.Popen(command, env=base | {"CTXNET_API_KEY": cut.key}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        state.exists() and len(json.loads(state.read_text())["done"]) >= 3
+    ):
+        await asyncio.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    done_before = len(json.loads(state.read_text())["done"])
+    assert 3 <= done_before < 24  # 12 batches of notes and 12 of edges: cut off before the end
+    resumed = subprocess.run(
+        [*command, "--resume"],
+        env=base | {"CTXNET_API_KEY": cut.key},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["skippedBatches"] == done_before
+    assert await graph_of(cut) == await graph_of(whole)
+
+
+async def test_two_imports_of_one_user_at_once(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice = await make_caller(Role.HUMAN)
+    vault = tmp_path / "vault"
+    write_vault(vault)
+
+    async def once(state: str) -> Any:
+        async with AsyncClient(api.base_url, alice.key) as cn:
+            return await run_import(vault, cn, progress=io.StringIO(), state=tmp_path / state)
+
+    first, second = await asyncio.gather(once("a.json"), once("b.json"))
+    assert first.created + second.created == 6  # each note made once, whoever came first
+    notes, edges = await graph_of(alice)
+    assert len(notes) == 6 and ("billing", "dependsOn", "auth") in edges
