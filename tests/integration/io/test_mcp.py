@@ -113,7 +113,12 @@ async def test_an_agent_works_through_the_tools(make_caller: MakeCaller, api: Ap
         assert blank.is_error and "title" in blank.content[0].text
         # An agent writing back text a person corrected away gets a proposal, not a new note.
         held = await call(
-            session, "remember", id="port2", title="Agent note", content="The staging port is 7688.", type="fact"
+            session,
+            "remember",
+            id="port2",
+            title="Agent note",
+            content="The staging port is 7688.",
+            type="fact",
         )
         assert held.get("proposal", {}).get("status") == "pending", held
 
