@@ -8,7 +8,7 @@ import shutil
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TextIO, TypeVar
 
 import typer
 
@@ -482,6 +482,37 @@ def import_(
     typer.echo(json.dumps(report, indent=2))
     if report["rejected"]:
         raise typer.Exit(1)
+
+
+# --- ctxnet export -----------------------------------------------------------------------------
+@app.command("export")
+def export(
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="The JSONL file (default: stdout).")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="The API (default: CTXNET_API_URL, else local).")] = None,
+    key: Annotated[
+        str | None, typer.Option(help="API key (default: CTXNET_API_KEY, else the dev key).")
+    ] = None,
+    embeddings: Annotated[bool, typer.Option("--embeddings", help="Keep each note's vector.")] = False,
+) -> None:
+    """Export the key's user's knowledge (decisions, patterns, constraints, notes with their
+    merges, edges) as JSONL that `ctxnet import` reads back."""
+    import json
+
+    from ctxnet.client import AsyncClient
+    from ctxnet.io.exporter import run_export
+
+    async def work(out: TextIO) -> dict[str, int]:
+        async with AsyncClient(url, key) as client:
+            return await run_export(client, out, embeddings=embeddings)
+
+    if output is None:
+        counts = asyncio.run(work(sys.stdout))
+    else:
+        with output.open("w", encoding="utf-8") as out:
+            counts = asyncio.run(work(out))
+    typer.echo(json.dumps(counts), err=True)
 
 
 # --- ctxnet serve ----------------------------------------------------------------------------

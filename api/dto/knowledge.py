@@ -300,7 +300,7 @@ class EdgeBatchOut(OutModel):
 
 
 class EdgeListOut(OutModel):
-    """A note's edges."""
+    """Edges: a note's, or a page of all of yours (``nextCursor``)."""
 
     items: list[EdgeOut]
     next_cursor: str | None = None

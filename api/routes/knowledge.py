@@ -134,8 +134,10 @@ async def list_notes(
     tag: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: str | None = None,
+    include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
 ) -> JSONResponse:
-    """The caller's notes, newest first, a page at a time."""
+    """The caller's notes, newest first, a page at a time (with their vectors if
+    `includeEmbedding`: what an export keeps)."""
     items, next_cursor = await knowledge.notes.list_notes(
         principal,
         note_type=type.value if type else None,
@@ -144,6 +146,7 @@ async def list_notes(
         tag=tag,
         limit=limit,
         cursor=cursor,
+        with_embedding=include_embedding,
     )
     return JSONResponse(dump(NotePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
@@ -222,6 +225,19 @@ async def connect(
     [(edge, created)] = result
     out = CreatedEdgeOut.model_validate({"edge": edge, "created": created})
     return JSONResponse(dump(out), status_code=201 if created else 200)
+
+
+@router.get("/connections", response_model=EdgeListOut, response_model_by_alias=True, responses=answers(422))
+async def list_edges(
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Every edge of yours, a page at a time, in the order of source id, type and target id:
+    what an export reads."""
+    items, next_cursor = await knowledge.edges.list_edges(principal, limit=limit, cursor=cursor)
+    return JSONResponse(dump(EdgeListOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
 @router.get("/knowledge/{id}/connections", response_model=EdgeListOut, responses=answers(404))

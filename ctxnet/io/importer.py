@@ -37,9 +37,16 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from api.dto.knowledge import EdgeBatchItemIn, NoteIn
+from api.dto.project import DecisionIn, DescribedIn
 from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
 from ctxnet.io.sources import Record, read
 
+#: What an export writes beside a record's own fields (the import's, or derived).
+EXPORT_ONLY = frozenset(
+    {"status", "createdAt", "updatedAt", "mergeCount", "merges", "kind", "supersededBy", "supersedes"}
+)
+#: Project context records of an export, each recorded through its own route.
+ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constraint": "/v1/constraints"}
 #: Notes (or edges) per request, and requests in flight at once.
 BATCH = 500
 IN_FLIGHT = 2
@@ -58,6 +65,8 @@ class Report:
     edges_created: int = 0
     edges_existing: int = 0
     skipped_batches: int = 0
+    #: Notes an export said were archived: archived again once every edge is in.
+    archived: list[str] = field(default_factory=list)
     #: Ids of this import's notes that dedupe folded into a twin: id -> the twin's id.
     folded: dict[str, str] = field(default_factory=dict)
     split: list[str] = field(default_factory=list)
@@ -91,17 +100,31 @@ def _problem(exc: ValidationError) -> tuple[str, str]:
 
 
 def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
-    """The notes and edges the API's models accept, and the report of the rest."""
+    """The notes (with project entries last) and edges the API's models accept, and the
+    report of the rest; archived notes are listed in the report, to archive once imported."""
     report = Report()
     notes: list[Record] = []
     edges: list[Record] = []
+    entries: list[Record] = []
+    archived = report.archived
     seen: dict[str, str] = {}
     for record in records:
         if record.problem is not None:
             report.rejected.append({"where": record.where, "field": "record", "reason": record.problem})
             continue
         try:
+            if record.kind in ENTRY_KINDS:
+                model = DecisionIn if record.kind == "decision" else DescribedIn
+                given = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
+                record.data = model.model_validate(given).model_dump(
+                    mode="json", by_alias=True, exclude_none=True
+                )
+                entries.append(record)
+                continue
             if record.kind == "note":
+                if record.data.get("status") == "archived":
+                    archived.append(str(record.data.get("id")))
+                record.data = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
                 note = NoteIn.model_validate(record.data)
                 record.data = note.model_dump(mode="json", by_alias=True, exclude_none=True)
                 note_id = str(record.data.get("id", ""))
@@ -121,8 +144,8 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
         except ValidationError as exc:
             at, reason = _problem(exc)
             report.rejected.append({"where": record.where, "field": at, "reason": reason})
-    report.notes, report.edges = len(notes), len(edges)
-    return notes, edges, report
+    report.notes, report.edges = len(notes) + len(entries), len(edges)
+    return notes + entries, edges, report
 
 
 class Progress:
@@ -226,8 +249,11 @@ async def run_import(
         if on_batch is not None:
             on_batch(name)
 
-    note_batches = [notes[i : i + batch_size] for i in range(0, len(notes), batch_size)]
+    plain = [n for n in notes if n.kind == "note"]
+    note_batches = [plain[i : i + batch_size] for i in range(0, len(plain), batch_size)]
     await asyncio.gather(*(send("notes", i, b) for i, b in enumerate(note_batches)))
+    for i, entry in enumerate(n for n in notes if n.kind in ENTRY_KINDS):
+        await send(entry.kind, i, [entry])
     # An edge of a note dedupe folded into a twin is the twin's (one to itself: nothing).
     folded = report.folded
     for edge in kept_edges:
@@ -236,6 +262,10 @@ async def run_import(
     kept_edges = [e for e in kept_edges if e.data["sourceId"] != e.data["targetId"]]
     edge_batches = [kept_edges[i : i + batch_size] for i in range(0, len(kept_edges), batch_size)]
     await asyncio.gather(*(send("edges", i, b) for i, b in enumerate(edge_batches)))
+    for note_id in report.archived:  # after the edges: a supersedes edge would flip it back
+        if f"archive:{note_id}" not in states.done:
+            await client.request_json("PATCH", f"/v1/knowledge/{note_id}", {"status": "archived"})
+            states.finish(f"archive:{note_id}")
     if progress.isatty():
         progress.write("\n")
     return report
@@ -243,6 +273,18 @@ async def run_import(
 
 async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Report) -> None:
     """One batch; refused as a whole, its records one by one (only those at fault are rejected)."""
+    if kind in ENTRY_KINDS:
+        [entry] = batch
+        answer = await client.send(Call("POST", ENTRY_KINDS[kind], entry.data))
+        if answer.status_code >= 400:
+            _reject(entry, error_of(answer), report)
+        elif answer.status_code == 201:
+            report.created += 1
+        elif answer.status_code == 202:
+            report.proposed += 1
+        else:
+            report.existing += 1
+        return
     path = "/v1/knowledge/batch" if kind == "notes" else "/v1/connections/batch"
     response = await client.send(Call("POST", path, {"items": [r.data for r in batch]}))
     if response.status_code < 400:

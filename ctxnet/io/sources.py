@@ -87,7 +87,9 @@ def _jsonl(path: Path) -> Iterator[Record]:
             if not isinstance(data, dict):
                 yield Record("note", {}, where, "a line must be one JSON object")
                 continue
-            yield Record(_kind(data), data, where)
+            kind = str(data.pop("record", None) or _kind(data))  # an export names each line's kind
+            if kind != "export":  # the export's header
+                yield Record(kind, data, where)
 
 
 def _csv(path: Path) -> Iterator[Record]:

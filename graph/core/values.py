@@ -123,3 +123,20 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
         return position, last_id
     except (ValueError, TypeError) as exc:
         raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
+
+
+def encode_key_cursor(key: str) -> str:
+    """An opaque cursor for the page after the item whose sort key is ``key`` (a text)."""
+    return base64.urlsafe_b64encode(json.dumps(["key", key]).encode()).decode().rstrip("=")
+
+
+def decode_key_cursor(cursor: str) -> str:
+    """Inverse of :func:`encode_key_cursor`; anything else is a 422 on ``cursor``."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        tag, key = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        if tag != "key" or not isinstance(key, str):
+            raise ValueError("not a key cursor")
+        return key
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput("cursor is not one this API issued", field="cursor") from exc

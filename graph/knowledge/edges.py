@@ -16,6 +16,7 @@ from graph.core.db import Database, Row
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Scope
+from graph.core.values import decode_key_cursor, encode_key_cursor
 from graph.knowledge import corrections
 from graph.knowledge.models import (
     ALL_REL_TYPES,
@@ -146,6 +147,19 @@ class EdgeService:
             scope=scope,
         )  # fmt: skip
         return [edge_view(r["edge"]) for r in rows]
+
+    async def list_edges(
+        self, principal: Principal, *, limit: int = 500, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Every edge of the caller's, a page at a time (by source id, type, target id)."""
+        after = decode_key_cursor(cursor) if cursor else None
+        rows = await self._db.read(
+            "queries/knowledge/edges_list", userId=principal.user_id, relTypes=ALL_REL_TYPES,
+            scope=Scope.of(principal.scope), after=after, afterSource=after.split(" ")[0] if after else None,
+            limit=limit + 1,
+        )  # fmt: skip
+        items = [edge_view(r["edge"]) for r in rows[:limit]]
+        return items, encode_key_cursor(rows[limit - 1]["key"]) if len(rows) > limit else None
 
     async def disconnect(
         self,

@@ -369,8 +369,9 @@ class NoteService:
         tag: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        with_embedding: bool = False,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """A page of notes, newest first, and the cursor of the next page."""
+        """A page of notes, newest first (with their vectors, if asked), and the next page's cursor."""
         after_created, after_id = decode_cursor(cursor) if cursor else (None, None)
         user = principal.user_id
 
@@ -390,7 +391,7 @@ class NoteService:
             )
             ids = [r["id"] for r in page[:limit]]
             nodes = await run_rows(
-                tx, "queries/knowledge/notes_by_ids", userId=user, ids=ids, withEmbedding=False
+                tx, "queries/knowledge/notes_by_ids", userId=user, ids=ids, withEmbedding=with_embedding
             )
             return page, nodes
 

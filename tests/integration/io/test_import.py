@@ -206,3 +206,67 @@ async def test_two_imports_of_one_user_at_once(
     assert first.created + second.created == 6  # each note made once, whoever came first
     notes, edges = await graph_of(alice)
     assert len(notes) == 6 and ("billing", "dependsOn", "auth") in edges
+
+
+def comparable(text: str) -> list[dict[str, Any]]:
+    """An export's lines without what an import cannot carry over (docs/import.md): the
+    header, the notes' times, and their merges."""
+    lines = [json.loads(line) for line in text.splitlines()][1:]
+    for line in lines:
+        for key in ("createdAt", "updatedAt", "mergeCount", "merges"):
+            line.pop(key, None)
+    return lines
+
+
+async def test_export_import_export_gives_the_same_file(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice, empty = await make_caller(Role.HUMAN), await make_caller(Role.HUMAN)
+    vault = tmp_path / "vault"
+    write_vault(vault)
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        await run_import(vault, cn, progress=io.StringIO())
+        old = {
+            "id": "adr-1",
+            "title": "Orders in MySQL",
+            "context": "Then.",
+            "decision": "Orders live in MySQL.",
+        }
+        new = {
+            "id": "adr-2", "title": "Orders in PostgreSQL", "context": "Now.",
+            "decision": "Orders live in PostgreSQL.", "consequences": ["Migrate."], "agents": ["coder"],
+            "tags": ["storage"],
+        }  # fmt: skip
+        for decision in (old, new):
+            await cn.request_json("POST", "/v1/decisions", decision)
+        await cn.request_json("POST", "/v1/decisions/adr-1/supersede", {"byId": "adr-2"})
+        await cn.request_json(
+            "POST", "/v1/patterns", {"title": "Small PRs", "description": "Keep changes small."}
+        )
+        await cn.request_json("PATCH", "/v1/knowledge/auth", {"status": "archived"})
+    env = dict(os.environ) | {"CTXNET_API_URL": api.base_url}
+    first = tmp_path / "first.jsonl"
+    for caller, command in (
+        (alice, ["export", "-o", str(first), "--embeddings"]),
+        (empty, ["import", str(first)]),
+    ):
+        key = {"CTXNET_API_KEY": caller.key}
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxnet", *command],
+            env=env | key,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    second = tmp_path / "second.jsonl"
+    command = [sys.executable, "-m", "ctxnet", "export", "-o", str(second), "--embeddings"]
+    key = {"CTXNET_API_KEY": empty.key}
+    done = subprocess.run(command, env=env | key, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    exported = comparable(first.read_text())
+    assert comparable(second.read_text()) == exported
+    kinds = [line["record"] for line in exported]
+    assert kinds.count("decision") == 2 and kinds.count("pattern") == 1 and kinds.count("edge") >= 4
+    statuses = {line["id"]: line["status"] for line in exported if "status" in line}
+    assert statuses["adr-1"] == "superseded" and statuses["auth"] == "archived"

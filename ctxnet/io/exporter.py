@@ -1,0 +1,83 @@
+"""Export through the API (``ctxnet export``): a user's knowledge as JSONL that
+``ctxnet import`` reads back.
+
+One JSON object a line, in a stable order (so two exports of the same graph are the same
+file): a header (``{"record": "export", ...}``), then the decisions, patterns and
+constraints (``{"record": "decision", ...}``, oldest first), then the other notes (by id),
+then the edges (by source, type, target). A note keeps its status, its merges (the creates
+folded into it, for the record) and, with ``--embeddings``, its vector; it is written with
+``dedupe: false``, so an import makes each note as it was, not folded into a look-alike.
+
+Exporting, importing into an empty user and exporting again gives the same lines but for
+what the import cannot carry over, as ``docs/import.md`` lists: the header's time and user,
+each note's ``createdAt`` / ``updatedAt`` (the import's), and its ``merges`` and
+``mergeCount`` (an import makes each note once; it does not replay the creates that were
+folded into it).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from ctxnet.client import AsyncClient
+
+#: Fields of a note an import sends back (the rest is the record's, or the import's).
+NOTE_FIELDS = ("id", "title", "content", "type", "source", "confidence", "tags", "sourceRef")
+KINDS = ("decision", "pattern", "constraint")
+
+
+async def _pages(client: AsyncClient, path: str, **query: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await client.request_json(
+            "GET", path, params={k: v for k, v in (query | {"cursor": cursor}).items() if v is not None}
+        )
+        items += page["items"]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return items
+
+
+async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = False) -> dict[str, int]:
+    """Write the client's user's knowledge to ``out``; the counts of each record."""
+    me = await client.request_json("GET", "/v1/me")
+    lines: list[dict[str, Any]] = [
+        {
+            "record": "export",
+            "version": 1,
+            "userId": me["userId"],
+            "exportedAt": datetime.now(UTC).isoformat(),
+        }
+    ]
+    project: set[str] = set()
+    entries: list[dict[str, Any]] = []
+    for kind in KINDS:
+        for entry in await _pages(client, f"/v1/{kind}s", limit=500):
+            project.add(entry["id"])
+            entries.append({"record": kind} | entry)
+    entries.sort(key=lambda e: (e["createdAt"], e["id"]))
+    lines += entries
+    notes = await _pages(client, "/v1/knowledge", limit=500, includeEmbedding=str(embeddings).lower())
+    for note in sorted(notes, key=lambda n: n["id"]):
+        if note["id"] in project:
+            continue
+        line = {"record": "note"} | {k: note[k] for k in NOTE_FIELDS if k in note}
+        line |= {"status": note["status"], "dedupe": False, "createdAt": note["createdAt"]}
+        line |= {"updatedAt": note["updatedAt"], "mergeCount": note.get("mergeCount", 0)}
+        line |= {"merges": note.get("merges", [])}
+        if embeddings and note.get("embedding"):
+            line["embedding"] = note["embedding"]
+        lines.append(line)
+    edges = await _pages(client, "/v1/connections", limit=1000)
+    for edge in edges:
+        lines.append({"record": "edge"} | {k: v for k, v in edge.items() if k != "createdAt"})
+    for line in lines:
+        out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+    return {
+        "entries": len(entries),
+        "notes": len(lines) - 1 - len(entries) - len(edges),
+        "edges": len(edges),
+    }
