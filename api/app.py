@@ -16,7 +16,7 @@ from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
-from api.routes import continuity, conversations, core, corrections, knowledge, maintenance, project
+from api.routes import browser, continuity, conversations, core, corrections, knowledge, maintenance, project
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
 from graph.continuity.brief import BriefService
@@ -206,6 +206,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(core.public)
+    app.include_router(browser.public)
     app.include_router(metrics_router)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)], responses=answers(*V1))
     v1.include_router(core.router)

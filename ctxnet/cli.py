@@ -12,6 +12,7 @@ from typing import Annotated, Any, TextIO, TypeVar
 
 import typer
 
+from ctxnet.browser_guide import api_base_url, guide_url, render_guide, style_text, style_url
 from ctxnet.models import fetch_model
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
@@ -47,6 +48,8 @@ skills_app = typer.Typer(help="Skills agents load when their trigger fits.", no_
 app.add_typer(skills_app, name="skills")
 models_app = typer.Typer(help="The local embedding models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
+browser_app = typer.Typer(help="Neo4j Browser: the guide and the style.", no_args_is_help=True)
+app.add_typer(browser_app, name="browser")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -193,6 +196,35 @@ def models_fetch(
         except ContextNetworkError as exc:
             raise _fail(exc.message) from None
         typer.echo(f"{model.name}: {'fetched' if fetched else 'already in place'}")
+
+
+# --- ctxnet browser --------------------------------------------------------------------------
+ApiUrl = Annotated[
+    str | None,
+    typer.Option("--url", help="The API that serves the guide [default: the local one, from the settings]."),
+]
+
+
+@browser_app.command("guide")
+def browser_guide(
+    url: ApiUrl = None,
+    write: Annotated[
+        Path | None, typer.Option(help="Also write the guide's HTML to this file (to host it elsewhere).")
+    ] = None,
+) -> None:
+    """Print the commands that play the guide and load the style in Neo4j Browser."""
+    base = url or api_base_url(get_settings())
+    if write is not None:
+        write.write_text(render_guide(style_url(base)), encoding="utf-8")
+        typer.echo(f"guide written to {write}", err=True)
+    typer.echo(f":play {guide_url(base)}")
+    typer.echo(f":style {style_url(base)}")
+
+
+@browser_app.command("style")
+def browser_style() -> None:
+    """Print the Browser style (GRASS), to paste after `:style` or save as a .grass file."""
+    typer.echo(style_text(), nl=False)
 
 
 # --- ctxnet keys -----------------------------------------------------------------------------
@@ -579,6 +611,7 @@ def serve(
         typer.echo(
             f"Neo4j Browser: {local.browser_url}  (user neo4j, password in {settings.local_password_file})"
         )
+        typer.echo(f"Its guide: :play {guide_url(api_base_url(settings))}")
     try:
         if dev_key and settings.api_key_mode == "required":
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ctxnet.browser_guide import api_base_url, guide_url
 from graph.core.errors import Neo4jRuntimeError
 from graph.core.settings import Settings
 
@@ -245,6 +246,10 @@ class LocalNeo4j:
             "dbms.security.auth_enabled=true",
             "dbms.usage_report.enabled=false",
             "client.allow_telemetry=false",
+            # Browser plays remote guides only from these hosts; the API serves ours.
+            "browser.remote_content_hostname_whitelist=localhost,127.0.0.1,guides.neo4j.com",
+            # ... and shows it once connected, instead of a blank prompt.
+            f"browser.post_connect_cmd=play {guide_url(api_base_url(s))}",
             "db.tx_log.rotation.retention_policy=1G size",
             # Vector indexes are Lucene HNSW segments, searched one by one. Neo4j merges them
             # only once 50 of a size pile up (and never while building an index), so a search
