@@ -1,9 +1,10 @@
-"""``python -m bench``: every benchmark, one after the other (about 110 minutes on 2 cores)."""
+"""``python -m bench``: every benchmark, one after the other (about 125 minutes on 2 cores)."""
 
 from bench import (
     continuity,
     conversations,
     dedupe,
+    imports,
     integrity,
     journal,
     knowledge,
@@ -27,3 +28,4 @@ project.main()
 retrieval.main()
 dedupe.main()
 notify.main()
+imports.main()
