@@ -181,16 +181,21 @@ class StateFile:
         self.path = path
         self.fingerprint = fingerprint
         self.done: set[str] = set()
+        #: Notes of the finished batches that dedupe folded into a twin (their edges go to it).
+        self.folded: dict[str, str] = {}
         if resume and path.exists():
             saved = json.loads(path.read_text())
             if saved.get("fingerprint") == fingerprint:
                 self.done = set(saved.get("done", []))
+                self.folded = dict(saved.get("folded", {}))
 
-    def finish(self, batch: str) -> None:
+    def finish(self, batch: str, folded: dict[str, str] | None = None) -> None:
         """Mark a batch done, durably (written atomically, so a kill mid-write loses nothing)."""
         self.done.add(batch)
+        self.folded |= folded or {}
         temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"fingerprint": self.fingerprint, "done": sorted(self.done)}))
+        saved = {"fingerprint": self.fingerprint, "done": sorted(self.done), "folded": self.folded}
+        temporary.write_text(json.dumps(saved))
         temporary.replace(self.path)
 
 
@@ -229,10 +234,11 @@ async def run_import(
     report.edges = len(kept_edges)
     if dry_run:
         return report
-    digest = hashlib.sha256(
-        json.dumps([r.data for r in notes + kept_edges], sort_keys=True).encode()
-    ).hexdigest()
+    # The batches' numbers mean these records cut at this size: a resume needs both the same.
+    content = json.dumps([batch_size, *(r.data for r in notes + kept_edges)], sort_keys=True)
+    digest = hashlib.sha256(content.encode()).hexdigest()
     states = StateFile(state or source.with_name(source.name + ".ctxnet-import.json"), digest, resume)
+    report.folded |= states.folded  # notes a killed run saw folded into twins
     meter = Progress(len(notes) + len(kept_edges), progress)
     slots = asyncio.Semaphore(IN_FLIGHT)
 
@@ -244,7 +250,7 @@ async def run_import(
             return
         async with slots:
             await _write(client, kind, batch, report)
-        states.finish(name)
+        states.finish(name, report.folded)
         meter.advance(len(batch), kind)
         if on_batch is not None:
             on_batch(name)
