@@ -6,9 +6,11 @@ the file and line it came from.
 * **CSV**: a header row; note columns (``id, title, content, type, source, confidence,
   tags``, tags separated by ``;``) or edge columns (``sourceId, type, targetId,
   confidence``).
-* **Markdown**: every ``*.md`` under a folder is a note. Front matter (between ``---``
-  lines) may give ``id, title, type, source, confidence, tags`` and typed lists
-  ``dependsOn, supersedes, conflictsWith, relatedTo`` (ids), which become those edges;
+* **Markdown**: every ``*.md`` under a folder is a note, or, when it has the sections of
+  an architecture decision record (Nygard's, or MADR), a decision (``_decision_record``).
+  Front matter (between ``---`` lines) may give ``id, title, type, source, confidence,
+  tags`` and typed lists ``dependsOn, supersedes, conflictsWith, relatedTo`` (ids), which
+  become those edges;
   ``[[wikilinks]]`` in the body become ``relatedTo`` edges. The id defaults to the file's
   name, the title to its first heading, the type to ``concept``.
 
@@ -173,6 +175,70 @@ def _parts(content: str, max_words: int) -> list[str]:
     return parts
 
 
+def _sections(body: str) -> dict[str, str]:
+    """The text under each ``##`` heading, by its lower-case title."""
+    found: dict[str, str] = {}
+    parts = re.split(r"^##\s+(.+?)\s*$", body, flags=re.MULTILINE)
+    for title, text in zip(parts[1::2], parts[2::2], strict=True):
+        found[title.strip().lower()] = text.strip()
+    return found
+
+
+_DATE = re.compile(r"^\s*(?:\*\*)?Date(?:\*\*)?:\s*(\d{4}-\d{2}-\d{2})", re.MULTILINE | re.IGNORECASE)
+_SUPERSEDES = re.compile(r"supersedes\s+\[[^\]]*\]\(([^)]+)\)", re.IGNORECASE)
+_CHOSEN = re.compile(r'chosen option:\s*"?([^"\n]+?)"?(?:,|$)', re.IGNORECASE | re.MULTILINE)
+
+
+def _decision_record(
+    file: Path,
+    name: str,
+    first_line: int,
+    meta: dict[str, Any],
+    body: str,
+    sections: dict[str, str],
+    record_id: str,
+) -> Iterator[Record]:
+    """An architecture decision record in the usual Markdown shapes: Nygard's (``## Status``,
+    ``## Context``, ``## Decision``, ``## Consequences``) or MADR (``## Context and Problem
+    Statement``, ``## Decision Outcome`` with its consequences). "Supersedes [..](file)" links
+    become supersedes edges."""
+    title_match = re.search(r"^#\s+(?:\d+\.\s*)?(.+?)\s*$", body, re.MULTILINE)
+    context = sections.get("context") or sections.get("context and problem statement") or ""
+    outcome = sections.get("decision") or sections.get("decision outcome") or ""
+    consequences_text = sections.get("consequences", "")
+    if "### consequences" in outcome.lower() or "### positive consequences" in outcome.lower():
+        outcome, _, consequences_text = outcome.partition("###")
+        consequences_text = re.sub(r"^[^\n]*\n", "", consequences_text, count=1)
+    chosen = _CHOSEN.search(outcome)
+    decision = outcome.strip()
+    consequences = [
+        re.sub(r"^[-*]\s+", "", line).strip()
+        for line in re.split(r"\n(?=[-*]\s)|\n\s*\n", consequences_text)
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    dated = _DATE.search(body)
+    date = str(meta.get("date") or (dated.group(1) if dated else "")) or None
+    data: dict[str, Any] = {
+        "id": record_id,
+        "title": str(meta.get("title") or (title_match.group(1) if title_match else file.stem)),
+        "context": context[:5000] or "(none given)",
+        "decision": decision or (chosen.group(1) if chosen else ""),
+        "consequences": [c[:1000] for c in consequences][:20],
+    }
+    if date:
+        data["date"] = date
+    if meta.get("tags"):
+        tags = meta["tags"]
+        data["tags"] = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
+    where = f"{name}:{first_line}"
+    yield Record("decision", data, where)
+    status = sections.get("status", "") + "\n" + str(meta.get("status", ""))
+    for target in _SUPERSEDES.findall(body.replace(sections.get("status", ""), "") + "\n" + status):
+        older = slug(Path(target.split("#")[0]).stem)
+        if older and older != record_id:
+            yield Record("edge", {"sourceId": record_id, "type": "supersedes", "targetId": older}, where)
+
+
 def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:
     text = file.read_text(encoding="utf-8")
     name = str(file.relative_to(root)) if file.is_relative_to(root) else file.name
@@ -191,6 +257,12 @@ def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:
             first_line = text[: end + 4].count("\n") + 2
     heading = _HEADING.search(body)
     note_id = str(meta.get("id") or slug(file.stem))
+    sections = _sections(body)
+    if ("decision" in sections or "decision outcome" in sections) and (
+        "context" in sections or "context and problem statement" in sections
+    ):
+        yield from _decision_record(file, name, first_line, meta, body, sections, note_id)
+        return
     note: dict[str, Any] = {
         "id": note_id,
         "title": str(meta.get("title") or (heading.group(1) if heading else file.stem)),
