@@ -4,17 +4,21 @@ reported as tool errors, and nothing of another user's reachable."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import subprocess
 import sys
 from typing import Any
 
+import httpx
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
-from tests.support.servers import ApiProcess
+from tests.support.servers import ApiProcess, free_port
 
 TOOLS = {
     "search", "remember", "connect", "recall", "unified_search", "orient", "catch_up", "brief_me",
@@ -136,3 +140,34 @@ async def test_another_users_data_is_out_of_reach(make_caller: MakeCaller, api: 
         )
         assert edge.is_error and "404" in edge.content[0].text
         assert (await call(session, "unified_search", query="launch date"))["results"] == []
+
+
+async def test_the_streamable_http_transport_serves_the_same_tools(
+    make_caller: MakeCaller, api: ApiProcess
+) -> None:
+    alice = await make_caller(Role.AGENT, agent_id="http-agent")
+    port = free_port()
+    env = dict(os.environ) | {"CTXNET_API_KEY": alice.key, "CTXNET_API_URL": api.base_url}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ctxnet", "mcp", "--transport", "http", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        for _ in range(100):  # until it listens
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.TransportError:
+                await asyncio.sleep(0.2)
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+            made = await call(
+                session, "remember", id="h1", title="HTTP", content="Served over HTTP.", type="fact"
+            )
+            assert made["node"]["id"] == "h1"
+            assert (await call(session, "search", query="served over HTTP"))["hits"][0]["node"]["id"] == "h1"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
