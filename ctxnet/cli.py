@@ -473,7 +473,13 @@ def mcp(
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter("stdio or http", param_hint="--transport")
-    serve_mcp(transport, url, os.environ.get("CTXNET_API_KEY"), host, port)
+    key = os.environ.get("CTXNET_API_KEY")
+    if not key:  # never the development key: it is a person's, and an agent's writes must say so
+        typer.secho(
+            "set CTXNET_API_KEY to the agent's key (ctxnet keys create --role agent ...)", err=True, fg="red"
+        )
+        raise typer.Exit(2)
+    serve_mcp(transport, url, key, host, port)
 
 
 # --- ctxnet import -----------------------------------------------------------------------------

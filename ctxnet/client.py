@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel
@@ -174,6 +175,11 @@ def body(value: Body | None) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dict(value)
+
+
+def _seg(value: str) -> str:
+    """An id as one URL path segment, whatever it holds."""
+    return quote(str(value), safe="")
 
 
 def params(**values: Any) -> dict[str, Any]:
@@ -340,15 +346,15 @@ class Client:
 
     def get_note(self, note_id: str) -> NoteOut:
         """One note."""
-        return self.request(Call("GET", f"/v1/knowledge/{note_id}"), NoteOut)
+        return self.request(Call("GET", f"/v1/knowledge/{_seg(note_id)}"), NoteOut)
 
     def update_note(self, note_id: str, patch: Body) -> NoteOut:
         """Change some fields of a note."""
-        return self.request(Call("PATCH", f"/v1/knowledge/{note_id}", body(patch)), NoteOut)
+        return self.request(Call("PATCH", f"/v1/knowledge/{_seg(note_id)}", body(patch)), NoteOut)
 
     def delete_note(self, note_id: str) -> None:
         """Delete a note and its edges."""
-        response = self.send(Call("DELETE", f"/v1/knowledge/{note_id}"))
+        response = self.send(Call("DELETE", f"/v1/knowledge/{_seg(note_id)}"))
         if response.status_code != 204:
             parsed(response, _Answer)
 
@@ -359,7 +365,9 @@ class Client:
     def connect(self, source_id: str, type: str, target_id: str, **more: Any) -> CreatedEdgeOut:  # noqa: A002
         """A typed edge: relatedTo, dependsOn, supersedes or conflictsWith."""
         edge = {"type": type, "targetId": target_id} | more
-        return self.request(Call("POST", f"/v1/knowledge/{source_id}/connections", edge), CreatedEdgeOut)
+        return self.request(
+            Call("POST", f"/v1/knowledge/{_seg(source_id)}/connections", edge), CreatedEdgeOut
+        )
 
     def connect_many(self, edges: list[Body]) -> EdgeBatchOut:
         """Up to 1,000 edges ``{sourceId, type, targetId, ...}`` in one transaction."""
@@ -391,7 +399,7 @@ class Client:
     def append_messages(self, thread_id: str, messages: list[Body]) -> MessagePageOut:
         """Append messages in order (idempotent by message id): the messages as stored."""
         sent = {"messages": [body(m) for m in messages]}
-        return self.request(Call("POST", f"/v1/threads/{thread_id}/messages", sent), MessagePageOut)
+        return self.request(Call("POST", f"/v1/threads/{_seg(thread_id)}/messages", sent), MessagePageOut)
 
     def start_session(self, session: Body | None = None) -> SessionStartedOut:
         """Start a session; the answer carries its context bridge."""
@@ -399,7 +407,7 @@ class Client:
 
     def end_session(self, session_id: str, end: Body) -> SessionEndedOut:
         """End a session with its summary and pending actions."""
-        return self.request(Call("POST", f"/v1/sessions/{session_id}/end", body(end)), SessionEndedOut)
+        return self.request(Call("POST", f"/v1/sessions/{_seg(session_id)}/end", body(end)), SessionEndedOut)
 
     def orient(self, goal: str | None = None) -> OrientOut:
         """One call to wake up: status, focus, goals, corrections, skills, next calls."""
@@ -419,7 +427,7 @@ class Client:
 
     def resolve_pending_action(self, action_id: str, resolution: str) -> PendingActionOut:
         """Mark a pending action done."""
-        call = Call("POST", f"/v1/pending-actions/{action_id}/ack", {"resolution": resolution})
+        call = Call("POST", f"/v1/pending-actions/{_seg(action_id)}/ack", {"resolution": resolution})
         return self.request(call, PendingActionOut)
 
     def set_goal(self, goal: Body) -> GoalOut:
@@ -432,7 +440,9 @@ class Client:
 
     def complete_goal(self, goal_id: str, outcome: str | None = None) -> GoalOut:
         """Mark a goal completed."""
-        return self.request(Call("POST", f"/v1/goals/{goal_id}/complete", params(outcome=outcome)), GoalOut)
+        return self.request(
+            Call("POST", f"/v1/goals/{_seg(goal_id)}/complete", params(outcome=outcome)), GoalOut
+        )
 
     def iter_skills(self, **query: Any) -> Iterator[SkillOut]:
         """The skills (``bundle``), without their bodies."""
@@ -440,7 +450,7 @@ class Client:
 
     def load_skill(self, skill_id: str) -> SkillOut:
         """A skill's body; counts one invocation."""
-        return self.request(Call("POST", f"/v1/skills/{skill_id}/load"), SkillOut)
+        return self.request(Call("POST", f"/v1/skills/{_seg(skill_id)}/load"), SkillOut)
 
     def iter_corrections(self, **query: Any) -> Iterator[CorrectionOut]:
         """People's corrections of agent writes (``unacknowledged``, ``sessionId``)."""
@@ -451,7 +461,9 @@ class Client:
     ) -> AcknowledgementOut:
         """This session has seen a correction and says what it did about it."""
         sent = {"sessionId": session_id, "actionTaken": action_taken}
-        return self.request(Call("POST", f"/v1/corrections/{correction_id}/ack", sent), AcknowledgementOut)
+        return self.request(
+            Call("POST", f"/v1/corrections/{_seg(correction_id)}/ack", sent), AcknowledgementOut
+        )
 
     def record_decision(self, decision: Body) -> RecordedDecision:
         """Record an architecture decision; it reaches the agents and threads it affects."""
@@ -463,12 +475,12 @@ class Client:
 
     def instructions(self, agent_id: str, token_budget: int = 2_000) -> InstructionsOut:
         """An agent's base instructions with its active decisions."""
-        call = Call("GET", f"/v1/agents/{agent_id}/instructions", params={"tokenBudget": token_budget})
+        call = Call("GET", f"/v1/agents/{_seg(agent_id)}/instructions", params={"tokenBudget": token_budget})
         return self.request(call, InstructionsOut)
 
     def self_docs(self, agent_id: str, query: str | None = None, top_k: int = 5) -> SelfDocsOut:
         """An agent's capabilities, relevant decisions and constraints for a question."""
-        call = Call("GET", f"/v1/agents/{agent_id}/self-docs", params=params(query=query, topK=top_k))
+        call = Call("GET", f"/v1/agents/{_seg(agent_id)}/self-docs", params=params(query=query, topK=top_k))
         return self.request(call, SelfDocsOut)
 
 
@@ -558,7 +570,7 @@ class AsyncClient:
 
     async def get_note(self, note_id: str) -> NoteOut:
         """One note."""
-        return await self.request(Call("GET", f"/v1/knowledge/{note_id}"), NoteOut)
+        return await self.request(Call("GET", f"/v1/knowledge/{_seg(note_id)}"), NoteOut)
 
     def iter_notes(self, **query: Any) -> AsyncIterator[NoteOut]:
         """Every note (``type``, ``source``, ``status``, ``tag``, ``limit`` per page)."""
@@ -568,7 +580,7 @@ class AsyncClient:
         """A typed edge: relatedTo, dependsOn, supersedes or conflictsWith."""
         edge = {"type": type, "targetId": target_id} | more
         return await self.request(
-            Call("POST", f"/v1/knowledge/{source_id}/connections", edge), CreatedEdgeOut
+            Call("POST", f"/v1/knowledge/{_seg(source_id)}/connections", edge), CreatedEdgeOut
         )
 
     async def search(self, query: Body) -> SearchOut:

@@ -23,6 +23,7 @@ import logging
 import operator
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -82,6 +83,11 @@ class ContextNetworkTools:
 #: A tool's work: the server's tools, the validated body (camelCase JSON), the path and
 #: query arguments.
 ToolWork = Callable[["ContextNetworkTools", dict[str, Any], dict[str, Any]], Awaitable[Any]]
+
+
+def _escaped(arguments: dict[str, Any]) -> dict[str, str]:
+    """Path arguments as URL path segments: an id is one segment, whatever it holds."""
+    return {k: quote(str(v), safe="") for k, v in arguments.items()}
 
 
 def _annotated(kind: Any, *metadata: Any) -> Any:
@@ -171,14 +177,14 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
         session_id = at.get("sessionId") or t.session_id
         if not session_id:
             raise ToolError("no session to end: start one with session_start, or give sessionId")
-        answer = await t.call("POST", f"/v1/sessions/{session_id}/end", body)
+        answer = await t.call("POST", f"/v1/sessions/{quote(str(session_id), safe='')}/end", body)
         if session_id == t.session_id:
             t.session_id = None
         return answer
 
     def post(path: str) -> ToolWork:
         async def work(t: ContextNetworkTools, body: dict[str, Any], at: dict[str, Any]) -> Any:
-            return await t.call("POST", path.format(**at), body)
+            return await t.call("POST", path.format(**_escaped(at)), body)
 
         return work
 
@@ -189,7 +195,7 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
             params = {k: at[k] for k in query if at.get(k) is not None}
             if "sessionId" in query and "sessionId" not in params and t.session_id:
                 params["sessionId"] = t.session_id
-            return await t.call("GET", path.format(**at), params=params)
+            return await t.call("GET", path.format(**_escaped(at)), params=params)
 
         return work
 
@@ -307,8 +313,9 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
     return server
 
 
-def serve(transport: str, url: str | None, key: str | None, host: str, port: int) -> None:
-    """Run the server over ``transport`` (stdio or http) until it is stopped."""
+def serve(transport: str, url: str | None, key: str, host: str, port: int) -> None:
+    """Run the server over ``transport`` (stdio or http) until it is stopped, for the agent
+    whose ``key`` it is (one agent: its session is the server's)."""
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per call would drown the client's log
     client = AsyncClient(url, key)
     server = build_server(client)

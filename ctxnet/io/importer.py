@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from pydantic import ValidationError
 
@@ -47,6 +48,9 @@ EXPORT_ONLY = frozenset(
 )
 #: Project context records of an export, each recorded through its own route.
 ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constraint": "/v1/constraints"}
+#: Answers that blame the record (it is rejected; the import goes on); any other error is the
+#: service's (the import stops, and a resume sends the batch again).
+RECORD_FAULTS = frozenset({404, 409, 413, 422})
 #: Notes (or edges) per request, and requests in flight at once.
 BATCH = 500
 IN_FLIGHT = 2
@@ -116,14 +120,16 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
             if record.kind in ENTRY_KINDS:
                 model = DecisionIn if record.kind == "decision" else DescribedIn
                 given = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
+                was_archived = record.data.get("status") == "archived"
                 record.data = model.model_validate(given).model_dump(
                     mode="json", by_alias=True, exclude_none=True
                 )
                 entries.append(record)
+                if was_archived and record.data.get("id"):
+                    archived.append(str(record.data["id"]))
                 continue
             if record.kind == "note":
-                if record.data.get("status") == "archived":
-                    archived.append(str(record.data.get("id")))
+                was_archived = record.data.get("status") == "archived"
                 record.data = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
                 note = NoteIn.model_validate(record.data)
                 record.data = note.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -134,6 +140,8 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
                     continue
                 if note_id:
                     seen[note_id] = record.where
+                    if was_archived:  # only once accepted: archived again after the edges
+                        archived.append(note_id)
                 if record.notes and record.where not in report.split:
                     report.split.append(record.where)
                 notes.append(record)
@@ -220,7 +228,7 @@ async def run_import(
     absent = set()
     for note_id in missing:  # ends outside the import must be the user's notes already
         try:
-            await client.request_json("GET", f"/v1/knowledge/{note_id}")
+            await client.request_json("GET", f"/v1/knowledge/{quote(note_id, safe='')}")
         except NotFound:
             absent.add(note_id)
     kept_edges = []
@@ -235,7 +243,10 @@ async def run_import(
     if dry_run:
         return report
     # The batches' numbers mean these records cut at this size: a resume needs both the same.
-    content = json.dumps([batch_size, *(r.data for r in notes + kept_edges)], sort_keys=True)
+    me = await client.request_json("GET", "/v1/me")  # a state file is one user's, at one API
+    content = json.dumps(
+        [client.url, me["userId"], batch_size, *(r.data for r in notes + kept_edges)], sort_keys=True
+    )
     digest = hashlib.sha256(content.encode()).hexdigest()
     states = StateFile(state or source.with_name(source.name + ".ctxnet-import.json"), digest, resume)
     report.folded |= states.folded  # notes a killed run saw folded into twins
@@ -269,9 +280,18 @@ async def run_import(
     edge_batches = [kept_edges[i : i + batch_size] for i in range(0, len(kept_edges), batch_size)]
     await asyncio.gather(*(send("edges", i, b) for i, b in enumerate(edge_batches)))
     for note_id in report.archived:  # after the edges: a supersedes edge would flip it back
-        if f"archive:{note_id}" not in states.done:
-            await client.request_json("PATCH", f"/v1/knowledge/{note_id}", {"status": "archived"})
-            states.finish(f"archive:{note_id}")
+        if f"archive:{note_id}" in states.done:
+            continue
+        target = report.folded.get(note_id, note_id)
+        answer = await client.send(
+            Call("PATCH", f"/v1/knowledge/{quote(target, safe='')}", {"status": "archived"})
+        )
+        if answer.status_code in (404, 409, 422):  # not there (a proposal), or held: said, not fatal
+            reason = f"not archived again: {answer.status_code} {error_of(answer).message}"
+            report.rejected.append({"where": f"archive {note_id}", "field": "status", "reason": reason})
+        elif answer.status_code >= 400:
+            raise error_of(answer)
+        states.finish(f"archive:{note_id}")
     if progress.isatty():
         progress.write("\n")
     return report
@@ -282,8 +302,10 @@ async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Re
     if kind in ENTRY_KINDS:
         [entry] = batch
         answer = await client.send(Call("POST", ENTRY_KINDS[kind], entry.data))
-        if answer.status_code >= 400:
+        if answer.status_code in RECORD_FAULTS:
             _reject(entry, error_of(answer), report)
+        elif answer.status_code >= 400:
+            raise error_of(answer)  # the service's fault, not the record's: the batch is not done
         elif answer.status_code == 201:
             report.created += 1
         elif answer.status_code == 202:
@@ -293,15 +315,19 @@ async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Re
         return
     path = "/v1/knowledge/batch" if kind == "notes" else "/v1/connections/batch"
     response = await client.send(Call("POST", path, {"items": [r.data for r in batch]}))
-    if response.status_code < 400:
-        _count(kind, response.json()["results"], report, batch)
+    body = response.json() if response.status_code < 400 else None
+    if body is not None and "results" in body:
+        _count(kind, body["results"], report, batch)
         return
-    if response.status_code not in (404, 409, 422) or len(batch) == 1:
-        if len(batch) == 1:
-            _reject(batch[0], error_of(response), report)
-            return
-        raise error_of(response)
-    for record in batch:
+    if len(batch) == 1 and body is not None:  # a 202: held back by a person's correction
+        report.proposed += 1
+        return
+    if response.status_code not in RECORD_FAULTS and body is None:
+        raise error_of(response)  # the service's fault, not the records': the batch is not done
+    if len(batch) == 1:
+        _reject(batch[0], error_of(response), report)
+        return
+    for record in batch:  # refused (or held) as a whole: record by record, to find which
         await _write(client, kind, [record], report)
 
 

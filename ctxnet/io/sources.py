@@ -132,8 +132,9 @@ def split(record: Record, max_words: int) -> Iterator[Record]:
     previous = None
     for i, text in enumerate(parts, 1):
         part_id = base if i == 1 else f"{base}-{i}"
-        # The parts of one text are not duplicates of each other, however alike they read.
-        data = record.data | {
+        # The parts of one text are not duplicates of each other, however alike they read; the
+        # whole's vector is no part's (the API embeds each).
+        data = {k: v for k, v in record.data.items() if k != "embedding"} | {
             "id": part_id,
             "content": text,
             "title": title if i == 1 else f"{title} ({i})",
@@ -253,8 +254,10 @@ def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:
                 yield Record("note", {}, f"{name}:1", f"front matter is not YAML: {exc}")
                 return
             meta = loaded if isinstance(loaded, dict) else {}
-            body = text[end + 4 :].lstrip("\n")
-            first_line = text[: end + 4].count("\n") + 2
+            rest = text[end + 4 :]
+            body = rest.lstrip("\n")
+            # the body's first line: after the front matter and the blank lines that follow it
+            first_line = text[: end + 4].count("\n") + 1 + (len(rest) - len(body))
     heading = _HEADING.search(body)
     note_id = str(meta.get("id") or slug(file.stem))
     sections = _sections(body)

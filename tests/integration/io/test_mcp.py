@@ -170,4 +170,17 @@ async def test_the_streamable_http_transport_serves_the_same_tools(
             assert (await call(session, "search", query="served over HTTP"))["hits"][0]["node"]["id"] == "h1"
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_without_a_key_the_server_does_not_start() -> None:
+    # Never the development key (a person's): an agent's writes must be an agent's.
+    env = {k: v for k, v in os.environ.items() if k != "CTXNET_API_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxnet", "mcp"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "CTXNET_API_KEY" in done.stderr

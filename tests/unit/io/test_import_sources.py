@@ -26,6 +26,12 @@ def test_markdown_front_matter_lists_and_wikilinks(tmp_path: Path) -> None:
     assert link == {"sourceId": "a", "type": "relatedTo", "targetId": "B-note"}  # once, however often linked
 
 
+def test_line_numbers_count_the_blank_lines_after_front_matter(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_text("---\nid: b\n---\n\n# T\n\nSee [[c]]\n")
+    note, link = read(tmp_path, 300)
+    assert (note.where, link.where) == ("b.md:5", "b.md:7")
+
+
 def test_a_long_note_is_split_at_headings_into_linked_parts(tmp_path: Path) -> None:
     body = "\n\n".join(f"## Part {p}\n\n" + " ".join(["word"] * 200) for p in range(3))
     (tmp_path / "long.md").write_text(body)
