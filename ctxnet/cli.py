@@ -547,9 +547,11 @@ def export(
 
     if output is None:
         counts = asyncio.run(work(sys.stdout))
-    else:
-        with output.open("w", encoding="utf-8") as out:
+    else:  # written aside and moved in place: a failed export leaves no half a file
+        partial = output.with_name(output.name + ".partial")
+        with partial.open("w", encoding="utf-8") as out:
             counts = asyncio.run(work(out))
+        partial.replace(output)
     typer.echo(json.dumps(counts), err=True)
 
 

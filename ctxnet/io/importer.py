@@ -131,6 +131,9 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
             if record.kind == "note":
                 was_archived = record.data.get("status") == "archived"
                 record.data = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
+                if not record.data.get("id"):  # keyed by what it says, so a second run finds it
+                    said = json.dumps([record.data.get("title"), record.data.get("content")])
+                    record.data["id"] = f"note-{hashlib.sha256(said.encode()).hexdigest()[:20]}"
                 note = NoteIn.model_validate(record.data)
                 record.data = note.model_dump(mode="json", by_alias=True, exclude_none=True)
                 note_id = str(record.data.get("id", ""))

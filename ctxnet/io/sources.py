@@ -36,7 +36,7 @@ import yaml
 EDGE_TYPES = ("relatedTo", "dependsOn", "supersedes", "conflictsWith")
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_SLUG = re.compile(r"[^A-Za-z0-9._:-]+")
+_SLUG = re.compile(r"[^A-Za-z0-9._:@-]+")
 
 
 @dataclass
@@ -52,7 +52,8 @@ class Record:
 
 
 def slug(text: str) -> str:
-    """An id from a name: letters, digits and ``._:-`` kept, runs of anything else a ``-``."""
+    """An id from a name: letters, digits and ``._:@-`` kept (what an id may hold), runs of
+    anything else a ``-``."""
     return _SLUG.sub("-", text.strip()).strip("-")[:128] or "note"
 
 
@@ -241,8 +242,12 @@ def _decision_record(
 
 
 def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:
-    text = file.read_text(encoding="utf-8")
     name = str(file.relative_to(root)) if file.is_relative_to(root) else file.name
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:  # one bad file is one rejected record, not a failed import
+        yield Record("note", {}, f"{name}:1", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+        return
     meta: dict[str, Any] = {}
     body, first_line = text, 1
     if text.startswith("---\n"):

@@ -70,3 +70,21 @@ def test_a_resume_trusts_only_its_own_records_and_batch_size(tmp_path: Path) -> 
     assert StateFile(path, "fingerprint-1", resume=True).folded == {"twin": "note"}
     assert StateFile(path, "fingerprint-2", resume=True).done == set()  # other records, or cut otherwise
     assert StateFile(path, "fingerprint-1", resume=False).done == set()  # without --resume: from the start
+
+
+def test_notes_without_an_id_get_one_from_what_they_say(tmp_path: Path) -> None:
+    lines = [{"title": "T", "content": "Same words."}, {"title": "U", "content": "Other words."}]
+    (tmp_path / "n.jsonl").write_text("\n".join(json.dumps(line | {"type": "fact"}) for line in lines) + "\n")
+    first, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
+    again, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
+    assert [n.data["id"] for n in first] == [n.data["id"] for n in again]
+    assert len({n.data["id"] for n in first}) == 2 and all(n.data["id"].startswith("note-") for n in first)
+
+
+def test_a_file_that_is_not_utf8_is_one_rejected_record(tmp_path: Path) -> None:
+    (tmp_path / "good.md").write_text("Fine.\n")
+    (tmp_path / "bad.md").write_bytes(b"\xff\xfe not text")
+    notes, _, report = check(list(read(tmp_path, 300)))
+    assert [n.data["id"] for n in notes] == ["good"]
+    assert [r["where"] for r in report.rejected] == ["bad.md:1"]
+    assert slug("a@b c") == "a@b-c"
