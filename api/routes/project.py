@@ -8,9 +8,10 @@ what it finds: its notes only."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import UNSCOPED, PrincipalDep, ServicesDep
@@ -44,6 +45,31 @@ DecisionId = Annotated[str, Path(description="The decision's id.")]
 AgentId = Annotated[str, Path(description="The agent's id (as on its API keys).")]
 Status = Literal["active", "superseded", "archived"]
 Limit = Annotated[int, Query(ge=1, le=500)]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a listing of decisions, patterns or constraints asks for (its query parameters)."""
+
+    status: Status | None
+    agent_id: str | None
+    tag: str | None
+    limit: int
+    cursor: str | None
+
+
+def listing_query(
+    status: Status | None = None,
+    agent_id: Annotated[str | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
+    tag: str | None = None,
+    limit: Limit = 50,
+    cursor: str | None = None,
+) -> Listing:
+    """The query parameters every project context listing takes, read once for all three."""
+    return Listing(status, agent_id, tag, limit, cursor)
+
+
+ListingDep = Annotated[Listing, Depends(listing_query)]
 
 
 def _proposed(recorded: Recorded) -> JSONResponse | None:
@@ -85,17 +111,9 @@ async def record_decision(body: DecisionIn, principal: PrincipalDep, services: S
 @router.get(
     "/decisions", response_model=EntryPageOut, response_model_by_alias=True, responses=answers(403, 422)
 )
-async def list_decisions(
-    principal: PrincipalDep,
-    services: ServicesDep,
-    status: Status | None = None,
-    agent_id: Annotated[str | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
-    tag: str | None = None,
-    limit: Limit = 50,
-    cursor: str | None = None,
-) -> JSONResponse:
+async def list_decisions(principal: PrincipalDep, services: ServicesDep, listing: ListingDep) -> JSONResponse:
     """Your decisions, the newest first by date."""
-    return await _page(principal, services, ProjectKind.DECISION, status, agent_id, tag, limit, cursor)
+    return await _page(principal, services, ProjectKind.DECISION, listing)
 
 
 @router.get(
@@ -143,18 +161,12 @@ async def _record(
 
 
 async def _page(
-    principal: Principal,
-    services: ServicesDep,
-    kind: ProjectKind,
-    status: str | None,
-    agent_id: str | None,
-    tag: str | None,
-    limit: int,
-    cursor: str | None,
+    principal: Principal, services: ServicesDep, kind: ProjectKind, listing: Listing
 ) -> JSONResponse:
     items, next_cursor = await services.project.list_entries(
-        principal, kind, status=status, agent_id=agent_id, tag=tag, limit=limit, cursor=cursor
-    )
+        principal, kind, status=listing.status, agent_id=listing.agent_id, tag=listing.tag,
+        limit=listing.limit, cursor=listing.cursor,
+    )  # fmt: skip
     return JSONResponse(dump(EntryPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 
@@ -173,17 +185,9 @@ async def record_pattern(body: DescribedIn, principal: PrincipalDep, services: S
 @router.get(
     "/patterns", response_model=EntryPageOut, response_model_by_alias=True, responses=answers(403, 422)
 )
-async def list_patterns(
-    principal: PrincipalDep,
-    services: ServicesDep,
-    status: Status | None = None,
-    agent_id: Annotated[str | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
-    tag: str | None = None,
-    limit: Limit = 50,
-    cursor: str | None = None,
-) -> JSONResponse:
+async def list_patterns(principal: PrincipalDep, services: ServicesDep, listing: ListingDep) -> JSONResponse:
     """Your patterns, the newest first."""
-    return await _page(principal, services, ProjectKind.PATTERN, status, agent_id, tag, limit, cursor)
+    return await _page(principal, services, ProjectKind.PATTERN, listing)
 
 
 @router.post("/constraints", status_code=201, response_model=EntryOut, responses=_DESCRIBED)
@@ -199,16 +203,10 @@ async def record_constraint(
     "/constraints", response_model=EntryPageOut, response_model_by_alias=True, responses=answers(403, 422)
 )
 async def list_constraints(
-    principal: PrincipalDep,
-    services: ServicesDep,
-    status: Status | None = None,
-    agent_id: Annotated[str | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
-    tag: str | None = None,
-    limit: Limit = 50,
-    cursor: str | None = None,
+    principal: PrincipalDep, services: ServicesDep, listing: ListingDep
 ) -> JSONResponse:
     """Your constraints, the newest first."""
-    return await _page(principal, services, ProjectKind.CONSTRAINT, status, agent_id, tag, limit, cursor)
+    return await _page(principal, services, ProjectKind.CONSTRAINT, listing)
 
 
 @router.put("/agents/{id}/docs", response_model=AgentDocsOut, responses=answers(403, *BODY))
