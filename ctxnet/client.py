@@ -26,7 +26,8 @@
   ``Retry-After``, else backing off exponentially with jitter, at most ``retries`` times.
   Nothing else is retried: a 4xx is the caller's to fix, and a write is never sent twice
   for a timeout.
-* **Pages.** ``iter_*`` methods and :meth:`Client.paginate` follow ``nextCursor`` to the end.
+* **Pages.** ``iter_*`` methods, :meth:`Client.paginate` (typed) and :meth:`Client.iter_json`
+  (plain JSON) follow ``nextCursor`` to the end.
 """
 
 from __future__ import annotations
@@ -200,6 +201,12 @@ def default_key(url: str) -> str | None:
     return path.read_text().strip() if path.exists() else None
 
 
+def where(url: str | None, key: str | None, session_id: str | None) -> tuple[str, dict[str, str]]:
+    """The API's URL and the headers of every call, from the arguments or the environment."""
+    resolved = (url or os.environ.get("CTXNET_API_URL") or DEFAULT_URL).rstrip("/")
+    return resolved, headers(key or default_key(resolved), session_id)
+
+
 def headers(key: str | None, session_id: str | None) -> dict[str, str]:
     """The headers of every call."""
     sent = {"Accept": "application/json"}
@@ -273,13 +280,8 @@ class Client:
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.url = (url or os.environ.get("CTXNET_API_URL") or DEFAULT_URL).rstrip("/")
-        self._http = httpx.Client(
-            base_url=self.url,
-            headers=headers(key or default_key(self.url), session_id),
-            timeout=timeout,
-            transport=transport,
-        )
+        self.url, sent = where(url, key, session_id)
+        self._http = httpx.Client(base_url=self.url, headers=sent, timeout=timeout, transport=transport)
         self._retries = retries
         self._backoff = backoff
 
@@ -317,17 +319,19 @@ class Client:
             raise error_of(response)
         return response.json() if response.content else None
 
-    def paginate(self, path: str, item: type[M], **query: Any) -> Iterator[M]:
-        """Every item of a listing, page after page (``nextCursor``)."""
+    def iter_json(self, path: str, **query: Any) -> Iterator[dict[str, Any]]:
+        """Every item of a listing as plain JSON, page after page (``nextCursor``)."""
         cursor: str | None = None
         while True:
-            page = self.request(Call("GET", path, params=params(**query, cursor=cursor)), _Answer)
-            data = page.model_dump()
-            for value in data.get("items", []):
-                yield item.model_validate(value)
-            cursor = data.get("nextCursor")
-            if not cursor:
+            page = self.request_json("GET", path, params=params(**query, cursor=cursor))
+            yield from page.get("items", [])
+            if not (cursor := page.get("nextCursor")):
                 return
+
+    def paginate(self, path: str, item: type[M], **query: Any) -> Iterator[M]:
+        """Every item of a listing as ``item``, page after page."""
+        for value in self.iter_json(path, **query):
+            yield item.model_validate(value)
 
     # The calls an agent makes most; anything else: request(Call(...), Model).
     def me(self) -> PrincipalOut:
@@ -499,13 +503,8 @@ class AsyncClient:
         timeout: float = 60.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.url = (url or os.environ.get("CTXNET_API_URL") or DEFAULT_URL).rstrip("/")
-        self._http = httpx.AsyncClient(
-            base_url=self.url,
-            headers=headers(key or default_key(self.url), session_id),
-            timeout=timeout,
-            transport=transport,
-        )
+        self.url, sent = where(url, key, session_id)
+        self._http = httpx.AsyncClient(base_url=self.url, headers=sent, timeout=timeout, transport=transport)
         self._retries = retries
         self._backoff = backoff
 
@@ -543,17 +542,20 @@ class AsyncClient:
             raise error_of(response)
         return response.json() if response.content else None
 
-    async def paginate(self, path: str, item: type[M], **query: Any) -> AsyncIterator[M]:
-        """Every item of a listing, page after page (``nextCursor``)."""
+    async def iter_json(self, path: str, **query: Any) -> AsyncIterator[dict[str, Any]]:
+        """Every item of a listing as plain JSON, page after page (``nextCursor``)."""
         cursor: str | None = None
         while True:
-            page = await self.request(Call("GET", path, params=params(**query, cursor=cursor)), _Answer)
-            data = page.model_dump()
-            for value in data.get("items", []):
-                yield item.model_validate(value)
-            cursor = data.get("nextCursor")
-            if not cursor:
+            page = await self.request_json("GET", path, params=params(**query, cursor=cursor))
+            for value in page.get("items", []):
+                yield value
+            if not (cursor := page.get("nextCursor")):
                 return
+
+    async def paginate(self, path: str, item: type[M], **query: Any) -> AsyncIterator[M]:
+        """Every item of a listing as ``item``, page after page."""
+        async for value in self.iter_json(path, **query):
+            yield item.model_validate(value)
 
     async def me(self) -> PrincipalOut:
         """Who the key is: user, role, agent, scope."""

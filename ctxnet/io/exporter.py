@@ -29,16 +29,7 @@ KINDS = ("decision", "pattern", "constraint")
 
 
 async def _pages(client: AsyncClient, path: str, **query: Any) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        page = await client.request_json(
-            "GET", path, params={k: v for k, v in (query | {"cursor": cursor}).items() if v is not None}
-        )
-        items += page["items"]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return items
+    return [item async for item in client.iter_json(path, **query)]
 
 
 async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = False) -> dict[str, int]:
