@@ -24,7 +24,7 @@ from graph.core.principals import ApiKeys, Role, Scope
 from graph.core.schema import migrate
 from graph.core.settings import Settings
 from graph.core.users import forget_user
-from tests.support.servers import ApiProcess
+from tests.support.servers import ApiProcess, running_api
 
 
 @pytest.fixture(scope="session")
@@ -69,12 +69,8 @@ async def db(settings: Settings, neo4j_server: None) -> AsyncIterator[Database]:
 def api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
     """The API in its own process; keys are re-checked on every request (no cache)."""
     log = tmp_path_factory.mktemp("api") / "api.log"
-    process = ApiProcess(log, {"CTXNET_API_KEY_CACHE_SECONDS": "0"}).start()
-    try:
-        process.wait_ready()
+    with running_api(log, {"CTXNET_API_KEY_CACHE_SECONDS": "0"}) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
@@ -89,12 +85,8 @@ def peer_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> It
         "CTXNET_TENANT_SIZE_CACHE_SECONDS": "30",
         "CTXNET_SEARCH_EXACT_MAX_NOTES": "0",
     }
-    process = ApiProcess(log, env).start()
-    try:
-        process.wait_ready()
+    with running_api(log, env) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @dataclass

@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -95,3 +97,14 @@ class ApiProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+@contextmanager
+def running_api(log_path: Path, env: dict[str, str] | None = None) -> Iterator[ApiProcess]:
+    """An API process with these settings, ready, for as long as the block runs."""
+    process = ApiProcess(log_path, env).start()
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        process.stop()

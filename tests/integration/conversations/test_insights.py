@@ -6,7 +6,6 @@ local OpenAI-compatible stub (through the real openai client) for the LLM path.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -21,8 +20,9 @@ from graph.core.schema import migrate
 from graph.core.settings import Settings
 from graph.core.users import forget_user
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.jobs import run_job
 from tests.support.openai_stub import OpenAIStub, chat_answer
-from tests.support.servers import ApiProcess
+from tests.support.servers import ApiProcess, running_api
 
 CONVERSATION = [
     {"id": "m1", "role": "user", "content": "I prefer dark mode in every editor."},
@@ -37,18 +37,6 @@ async def open_thread(caller: Caller, thread_id: str, topic: str, messages: list
     await caller.http.post("/v1/threads", json={"id": thread_id, "topic": topic, "contextType": "planning"})
     response = await caller.http.post(f"/v1/threads/{thread_id}/messages", json={"messages": messages})
     assert response.status_code == 201, response.text
-
-
-async def run_job(http: httpx.AsyncClient, path: str) -> dict[str, Any]:
-    started = await http.post(path)
-    assert started.status_code == 202, started.text
-    job_id = started.json()["jobId"]
-    for _ in range(200):
-        job = (await http.get(f"/v1/jobs/{job_id}")).json()
-        if job["status"] in ("done", "failed"):
-            return dict(job)
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish: {job}")
 
 
 async def test_extraction_is_a_job_and_idempotent(make_caller: MakeCaller) -> None:
@@ -219,12 +207,8 @@ def llm_api(
         "CTXNET_LLM_API_KEY": "test",
         "CTXNET_LLM_MAX_RETRIES": "2",
     }
-    process = ApiProcess(tmp_path_factory.mktemp("llm-api") / "api.log", env).start()
-    try:
-        process.wait_ready()
+    with running_api(tmp_path_factory.mktemp("llm-api") / "api.log", env) as process:
         yield process
-    finally:
-        process.stop()
 
 
 def answer(*insights: tuple[str, str, float, str]) -> dict[str, Any]:

@@ -14,7 +14,8 @@ import pytest
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller, inspect
-from tests.support.servers import ApiProcess
+from tests.support.jobs import run_job
+from tests.support.servers import ApiProcess, running_api
 
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: "
 
@@ -209,16 +210,8 @@ async def test_patterns_and_constraints(make_caller: MakeCaller) -> None:
 
 async def extracted(caller: Caller, thread_id: str) -> None:
     """Run the rule extractor on a thread and wait for its job."""
-    started = await caller.http.post(f"/v1/threads/{thread_id}/extract")
-    assert started.status_code == 202, started.text
-    job_id = started.json()["jobId"]
-    for _ in range(200):
-        job = (await caller.http.get(f"/v1/jobs/{job_id}")).json()
-        if job["status"] in ("done", "failed"):
-            assert job["status"] == "done", job
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the extraction job did not end")
+    job = await run_job(caller.http, f"/v1/threads/{thread_id}/extract", timeout=20.0)
+    assert job["status"] == "done", job
 
 
 async def thread(caller: Caller, thread_id: str, topic: str, *messages: str) -> None:
@@ -261,12 +254,8 @@ def indexed_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) ->
         "CTXNET_SEARCH_EXACT_MAX_NOTES": "0",
         "CTXNET_SEARCH_ANN_MAX_CANDIDATES": "1000000",
     }
-    process = ApiProcess(tmp_path_factory.mktemp("indexed-api") / "api.log", env).start()
-    try:
-        process.wait_ready()
+    with running_api(tmp_path_factory.mktemp("indexed-api") / "api.log", env) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.mark.parametrize("plan", ["exact", "index"])

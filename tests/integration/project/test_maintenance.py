@@ -23,20 +23,11 @@ from graph.core.db import Database
 from graph.core.principals import Role, Scope
 from graph.project.maintenance import REPORT_LIMIT, SCHEDULE_AGENT
 from tests.integration.conftest import Caller, MakeCaller, inspect
-from tests.support.servers import ApiProcess
+from tests.support.jobs import finished
+from tests.support.servers import ApiProcess, running_api
 
 
 # --- helpers ---------------------------------------------------------------------------------
-async def finished(http: httpx.AsyncClient, job_id: str, timeout: float = 90.0) -> dict[str, Any]:
-    """The job once it is done or failed."""
-    for _ in range(int(timeout / 0.05)):
-        job: dict[str, Any] = (await http.get(f"/v1/jobs/{job_id}")).json()
-        if job["status"] in ("done", "failed"):
-            return job
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish in {timeout}s")
-
-
 async def maintain(http: httpx.AsyncClient, task: str, **body: Any) -> dict[str, Any]:
     """Run a task as a job and wait for it; the job (done)."""
     started = await http.post(f"/v1/maintenance/{task}", json=body)
@@ -403,12 +394,8 @@ def lenient_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) ->
     """An API whose consolidation keeps insights above 0.7: the offline rules extractor's
     (0.72-0.75) qualify, so consolidation runs without an LLM."""
     env = {"CTXNET_API_KEY_CACHE_SECONDS": "0", "CTXNET_INSIGHT_CONSOLIDATE_ABOVE": "0.7"}
-    process = ApiProcess(tmp_path_factory.mktemp("lenient-api") / "api.log", env).start()
-    try:
-        process.wait_ready()
+    with running_api(tmp_path_factory.mktemp("lenient-api") / "api.log", env) as process:
         yield process
-    finally:
-        process.stop()
 
 
 async def test_consolidate_visits_every_thread_with_insights_to_keep(
