@@ -18,7 +18,6 @@ import asyncio
 import io
 import json
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ from graph.core.db import Database
 from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
-from tests.support.servers import ApiProcess
+from tests.support.servers import running_api
 
 
 @dataclass(frozen=True)
@@ -114,12 +113,10 @@ def embedder_alone(notes: list[dict[str, Any]]) -> float:
 def main(size: Size = FULL) -> dict[str, Any]:
     """Run on a private Neo4j and save the figures (``QUICK`` ones are not saved)."""
     figures: dict[str, Any] = {"size": {"vectors": size.vectors, "embedded": size.embedded}}
-    folder = Path(tempfile.mkdtemp(prefix="ctxnet-bench-io-"))
     with private_neo4j("ctxnet-bench-io-") as (settings, env, local):
+        folder = settings.data_dir  # removed with the private Neo4j: the 350 MB of JSONL too
         local.start()
-        api = ApiProcess(settings.data_dir / "api.log", env).start()
-        try:
-            api.wait_ready()
+        with running_api(settings.data_dir / "api.log", env) as api:
             secrets = asyncio.run(keys(settings, ["raw", "imported", "embedded"]))
             with_vectors = notes_file(folder / "vectors.jsonl", size.vectors, with_vectors=True)
             figures["api_batch_per_s"] = round(api_batches(api.base_url, secrets["raw"], with_vectors), 1)
@@ -135,8 +132,6 @@ def main(size: Size = FULL) -> dict[str, Any]:
                 importer(api.base_url, secrets["embedded"], folder / "texts.jsonl"), 1
             )
             figures["embedded_ratio"] = round(figures["import_embedded_per_s"] / figures["embedder_per_s"], 2)
-        finally:
-            api.stop()
     print(json.dumps(figures, indent=2))
     if size != FULL:
         return figures

@@ -48,7 +48,7 @@ from graph.core.settings import Settings
 from graph.core.tenancy import tenant_key
 from graph.core.vectors import VectorPlanConfig, score_from_cosine
 from graph.project.context import INSIGHTS_PER_THREAD
-from tests.support.servers import ApiProcess
+from tests.support.servers import ApiProcess, running_api
 
 USER = "bench-project-user"
 OTHER = "bench-project-other"
@@ -317,16 +317,12 @@ def main(size: Size = FULL) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     with private_neo4j("ctxnet-bench-project-") as (settings, env, local):
         local.start()
-        api = ApiProcess(settings.data_dir / "api.log", env).start()
-        try:
-            api.wait_ready()
+        with running_api(settings.data_dir / "api.log", env) as api:
             secrets = asyncio.run(keys(settings))
             figures["load"] = load(api, settings, secrets, size)
             print("loaded:", figures["load"], flush=True)
             figures["settled_s"] = settle(local)
             figures["measured"] = measure(api, settings, secrets, size)
-        finally:
-            api.stop()
     print(json.dumps(figures, indent=2))
     if size != FULL:
         return figures
