@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from api.dto.base import CamelModel, OutModel, non_blank
-from graph.conversations.models import ContextType, InsightType, NewMessage
+from graph.conversations.models import ContextType, InsightType, NewMessage, RecordedInsight
 from graph.conversations.models import Role as MessageRole
 
 
@@ -138,6 +138,60 @@ class InsightOut(OutModel):
     text_score: float | None = Field(
         default=None, description="Recall: keyword score, when its words matched."
     )
+
+
+class InsightRecordIn(CamelModel):
+    """An insight found outside the service, to record as extraction would have stored it."""
+
+    id: str | None = Field(default=None, description="Your id for the insight; generated if absent.")
+    message_id: str = Field(min_length=1, max_length=128, description="The thread's message it came from.")
+    type: InsightType
+    content: str = Field(min_length=3, max_length=2_000)
+    confidence: float = Field(ge=0.0, le=1.0)
+    extractor: str = Field(
+        default="recorded", min_length=1, max_length=100, description="What found it (kept on the insight)."
+    )
+    extracted_at: datetime | None = Field(default=None, description="When it was found; now if absent.")
+    embedding: list[float] | None = Field(
+        default=None, description="A precomputed vector of the index dimension; skips the embedder."
+    )
+    knowledge_ids: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Notes already made from it: linked, and consolidation does not make it a note again.",
+    )
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        non_blank(value, "content")
+        return value  # as given: an export read back keeps its insights' words exactly
+
+    def to_domain(self) -> RecordedInsight:
+        """The domain's view."""
+        return RecordedInsight(
+            message_id=self.message_id, type=self.type, content=self.content, confidence=self.confidence,
+            id=self.id, extractor=self.extractor, extracted_at=self.extracted_at,
+            embedding=self.embedding, knowledge_ids=tuple(self.knowledge_ids),
+        )  # fmt: skip
+
+
+class InsightsIn(CamelModel):
+    """Insights to record into a thread, in one transaction."""
+
+    items: list[InsightRecordIn] = Field(min_length=1, max_length=500)
+
+
+class InsightRecordedOut(InsightOut):
+    """A recorded insight, and whether this call made it."""
+
+    created: bool
+
+
+class InsightsRecordedOut(OutModel):
+    """The recorded insights, in the order sent."""
+
+    items: list[InsightRecordedOut]
 
 
 class InsightPageOut(OutModel):

@@ -13,6 +13,8 @@ from api.dto.base import dump
 from api.dto.conversations import (
     ConsolidatedOut,
     InsightPageOut,
+    InsightsIn,
+    InsightsRecordedOut,
     JobOut,
     JobStarted,
     MessagePageOut,
@@ -139,6 +141,27 @@ async def consolidate(id: str, principal: PrincipalDep, conversations: Conversat
     """High-confidence (> 0.8) insights of the thread become permanent knowledge."""
     counts = await conversations.insights.consolidate(principal, id)
     return JSONResponse(dump(ConsolidatedOut.model_validate(counts)))
+
+
+@router.post(
+    "/threads/{id}/insights",
+    status_code=201,
+    response_model=InsightsRecordedOut,
+    responses=answers(404, 409, *BODY),
+)
+async def record_insights(
+    id: str,  # noqa: A002
+    body: InsightsIn,
+    principal: PrincipalDep,
+    conversations: ConversationsDep,
+) -> JSONResponse:
+    """Record insights found outside the service (your own extractor, or an export read back)
+    as extraction stores them: keyed by message, type and content (sending one again changes
+    nothing), embedded unless a vector is given → 201 when any is new, else 200."""
+    recorded = await conversations.insights.record(principal, id, [i.to_domain() for i in body.items])
+    items = [{**insight, "created": created} for insight, created in recorded]
+    status = 201 if any(created for _, created in recorded) else 200
+    return JSONResponse(dump(InsightsRecordedOut.model_validate({"items": items})), status_code=status)
 
 
 @router.get("/jobs/{id}", response_model=JobOut, responses=answers(404))

@@ -1,10 +1,13 @@
-"""Export through the API (``ctxnet export``): a user's knowledge as JSONL that
+"""Export through the API (``ctxnet export``): a user's knowledge and memory as JSONL that
 ``ctxnet import`` reads back.
 
 One JSON object a line, in a stable order (so two exports of the same graph are the same
 file): a header (``{"record": "export", ...}``), then the decisions, patterns and
 constraints (``{"record": "decision", ...}``, oldest first), then the other notes (by id),
-then the edges (by source, type, target). A note keeps its status, its merges (the creates
+then the edges (by source, type, target); then conversation memory: the threads (by id),
+each thread's messages (in order) and the insights extracted from it (by id); then the
+sessions (oldest first, each with the pending actions it left and where they are now),
+and each session's tool calls (in order). A note keeps its status, its merges (the creates
 folded into it, for the record) and, with ``--embeddings``, its vector; it is written with
 ``dedupe: false``, so an import makes each note as it was, not folded into a look-alike.
 
@@ -12,14 +15,22 @@ Exporting, importing into an empty user and exporting again gives the same lines
 what the import cannot carry over, as ``docs/import.md`` lists: the header's time and user,
 each note's ``createdAt`` / ``updatedAt`` (the import's), and its ``merges`` and
 ``mergeCount`` (an import makes each note once; it does not replay the creates that were
-folded into it).
+folded into it); a thread's ``createdAt`` / ``updatedAt``; a session's ``startedAt`` /
+``endedAt`` and its pending actions' ``createdAt`` / ``resolvedAt``; a pending action
+carried more than once is carried once, straight to where it is (``carriedCount`` 1); a
+tool call's ``recordedAt``, ``role`` and ``agentId`` (the importing key's). Messages keep
+their times, insights their ids, extractor and time, pending actions their ids.
+Insights saved with a session's wiki page are not exported (nor are the pages, goals,
+skills, the profile, corrections, proposals and the journal).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from ctxnet.client import AsyncClient
 
@@ -65,10 +76,44 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
     edges = await _pages(client, "/v1/connections", limit=1000)
     for edge in edges:
         lines.append({"record": "edge"} | {k: v for k, v in edge.items() if k != "createdAt"})
+    memory = await _memory(client)
+    lines += memory
     for line in lines:
         out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+    counted = Counter(str(line["record"]) for line in memory)
     return {
         "entries": len(entries),
-        "notes": len(lines) - 1 - len(entries) - len(edges),
+        "notes": len(lines) - 1 - len(entries) - len(edges) - len(memory),
         "edges": len(edges),
+        "threads": counted["thread"],
+        "messages": counted["message"],
+        "insights": counted["insight"],
+        "sessions": counted["session"],
+        "toolCalls": counted["toolCall"],
     }
+
+
+async def _memory(client: AsyncClient) -> list[dict[str, Any]]:
+    """Threads with their messages and insights, then sessions with their tool calls."""
+    lines: list[dict[str, Any]] = []
+    insights: dict[str, list[dict[str, Any]]] = {}
+    for insight in await _pages(client, "/v1/insights", limit=500):
+        if insight.get("threadId"):  # those of saved sessions' pages stay with the pages
+            insights.setdefault(insight["threadId"], []).append(insight)
+    threads = sorted(await _pages(client, "/v1/threads", limit=500), key=lambda t: t["id"])
+    for thread in threads:
+        path = f"/v1/threads/{quote(thread['id'], safe='')}"
+        thread["relatedThreads"] = sorted(thread["relatedThreads"])
+        lines.append({"record": "thread"} | thread)
+        for message in await _pages(client, f"{path}/messages", limit=1000):
+            lines.append({"record": "message", "threadId": thread["id"]} | message)
+        for insight in sorted(insights.get(thread["id"], []), key=lambda i: i["id"]):
+            kept = {k: v for k, v in insight.items() if k not in ("sessionId", "pageSlug") and v is not None}
+            lines.append({"record": "insight"} | kept | {"knowledgeIds": sorted(insight["knowledgeIds"])})
+    sessions = await _pages(client, "/v1/sessions", limit=500)
+    for session in sorted(sessions, key=lambda s: (s["startedAt"], s["id"])):
+        lines.append({"record": "session"} | {k: v for k, v in session.items() if v is not None})
+        path = f"/v1/sessions/{quote(session['id'], safe='')}/replay"
+        for call in await _pages(client, path, limit=1000):
+            lines.append({"record": "toolCall", "sessionId": session["id"]} | call)
+    return lines

@@ -29,6 +29,7 @@ import hashlib
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from pydantic import ValidationError
 from api.dto.knowledge import EdgeBatchItemIn, NoteIn
 from api.dto.project import DecisionIn, DescribedIn
 from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
+from ctxnet.io.memory import MEMORY_KINDS, Replay, check_memory
 from ctxnet.io.sources import Record, read
 
 #: What an export writes beside a record's own fields (the import's, or derived).
@@ -76,10 +78,15 @@ class Report:
     split: list[str] = field(default_factory=list)
     rejected: list[dict[str, str]] = field(default_factory=list)
     dry_run: bool = False
+    #: Conversation memory and sessions (:mod:`ctxnet.io.memory`): records read, and what
+    #: changed (threads, messages, insights, threadLinks, sessions, ended, carried, cleared,
+    #: toolCalls).
+    memory_records: int = 0
+    memory: Counter[str] = field(default_factory=Counter)
 
     def view(self) -> dict[str, Any]:
         """As printed at the end."""
-        changed = self.created + self.merged + self.proposed + self.edges_created
+        changed = self.created + self.merged + self.proposed + self.edges_created + sum(self.memory.values())
         return {
             "dryRun": self.dry_run,
             "notes": self.notes,
@@ -93,6 +100,8 @@ class Report:
             "skippedBatches": self.skipped_batches,
             "folded": self.folded,
             "split": self.split,
+            "memoryRecords": self.memory_records,
+            "memory": dict(sorted(self.memory.items())),
             "rejected": self.rejected,
             "changedNothing": changed == 0 and not self.dry_run,
         }
@@ -103,12 +112,14 @@ def _problem(exc: ValidationError) -> tuple[str, str]:
     return ".".join(str(p) for p in first["loc"]) or "record", first["msg"]
 
 
-def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
-    """The notes (with project entries last) and edges the API's models accept, and the
-    report of the rest; archived notes are listed in the report, to archive once imported."""
+def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Record], Report]:
+    """The notes (with project entries last), edges and memory records the API's models
+    accept, and the report of the rest; archived notes are listed in the report, to archive
+    once imported."""
     report = Report()
     notes: list[Record] = []
     edges: list[Record] = []
+    memory: list[Record] = []
     entries: list[Record] = []
     archived = report.archived
     seen: dict[str, str] = {}
@@ -117,6 +128,10 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
             report.rejected.append({"where": record.where, "field": "record", "reason": record.problem})
             continue
         try:
+            if record.kind in MEMORY_KINDS:
+                check_memory(record)
+                memory.append(record)
+                continue
             if record.kind in ENTRY_KINDS:
                 model = DecisionIn if record.kind == "decision" else DescribedIn
                 given = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
@@ -156,7 +171,8 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], Report]:
             at, reason = _problem(exc)
             report.rejected.append({"where": record.where, "field": at, "reason": reason})
     report.notes, report.edges = len(notes) + len(entries), len(edges)
-    return notes + entries, edges, report
+    report.memory_records = len(memory)
+    return notes + entries, edges, memory, report
 
 
 class Progress:
@@ -224,7 +240,7 @@ async def run_import(
 ) -> Report:
     """Import ``source`` (a JSONL or CSV file, or a folder of Markdown) for the client's user."""
     records = list(read(source, max_words))
-    notes, edges, report = check(records)
+    notes, edges, memory, report = check(records)
     report.dry_run = dry_run
     known = {str(n.data["id"]) for n in notes if n.data.get("id")}
     missing = sorted({str(e.data[k]) for e in edges for k in ("sourceId", "targetId")} - known)
@@ -248,12 +264,12 @@ async def run_import(
     # The batches' numbers mean these records cut at this size: a resume needs both the same.
     me = await client.request_json("GET", "/v1/me")  # a state file is one user's, at one API
     content = json.dumps(
-        [client.url, me["userId"], batch_size, *(r.data for r in notes + kept_edges)], sort_keys=True
+        [client.url, me["userId"], batch_size, *(r.data for r in notes + kept_edges + memory)], sort_keys=True
     )
     digest = hashlib.sha256(content.encode()).hexdigest()
     states = StateFile(state or source.with_name(source.name + ".ctxnet-import.json"), digest, resume)
     report.folded |= states.folded  # notes a killed run saw folded into twins
-    meter = Progress(len(notes) + len(kept_edges), progress)
+    meter = Progress(len(notes) + len(kept_edges) + len(memory), progress)
     slots = asyncio.Semaphore(IN_FLIGHT)
 
     async def send(kind: str, index: int, batch: list[Record]) -> None:
@@ -295,6 +311,9 @@ async def run_import(
         elif answer.status_code >= 400:
             raise error_of(answer)
         states.finish(f"archive:{note_id}")
+    if memory:  # after the notes: insights name the notes made from them
+        await Replay(client, report, states).run(memory)
+        meter.advance(len(memory), "memory")
     if progress.isatty():
         progress.write("\n")
     return report

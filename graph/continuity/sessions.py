@@ -9,6 +9,7 @@ its pending actions open as nodes of their own (``LEFT_OPEN``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Sequence
@@ -63,6 +64,12 @@ class SessionEnd:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
+
+
+def pending_action_id(session_id: str, position: int) -> str:
+    """A pending action's id: from its session and place in the end's list (a session ends
+    once, so it names one action; a session restored from an export gets the same ids)."""
+    return hashlib.sha256(f"{session_id}\x1f{position}".encode()).hexdigest()[:32]
 
 
 def _view(row: Row) -> dict[str, Any]:
@@ -158,8 +165,10 @@ class SessionService:
                         f"session {session_id!r} has already ended with another summary; a session ends once"
                     )
                 return found[0], False
-            texts = enumerate(end.pending_actions)
-            pending = [{"id": uuid.uuid4().hex, "text": text, "position": i} for i, text in texts]
+            pending = [
+                {"id": pending_action_id(session_id, i), "text": text, "position": i}
+                for i, text in enumerate(end.pending_actions)
+            ]
             await gated.run(
                 "queries/continuity/session_end",
                 id=session_id,

@@ -43,3 +43,20 @@ class InsightType(StrEnum):
     FACT = "fact"
     DECISION = "decision"
     QUESTION = "question"
+
+
+@dataclass(frozen=True)
+class RecordedInsight:
+    """An insight found outside the service (an extractor of the caller's, or an export read
+    back), to record into a thread as extraction would have stored it."""
+
+    message_id: str
+    type: InsightType
+    content: str
+    confidence: float
+    id: str | None = None
+    extractor: str = "recorded"
+    extracted_at: datetime | None = None
+    embedding: list[float] | None = None
+    #: Notes already made from it (consolidated): linked, and it is not made into one again.
+    knowledge_ids: tuple[str, ...] = ()

@@ -58,7 +58,7 @@ def example(document: dict[str, Any], schema: dict[str, Any], ids: dict[str, str
         return False
     if name == "id":
         return ids["note"]
-    return "x"
+    return "x" * int(schema.get("minLength", 1))
 
 
 async def seed_everything(

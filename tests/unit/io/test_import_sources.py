@@ -43,7 +43,7 @@ def test_a_long_note_is_split_at_headings_into_linked_parts(tmp_path: Path) -> N
         {"sourceId": "long-2", "type": "relatedTo", "targetId": "long"},
         {"sourceId": "long-3", "type": "relatedTo", "targetId": "long-2"},
     ]
-    _, _, report = check(records)
+    _, _, _, report = check(records)
     assert report.split == ["long.md:1"] and not report.rejected
 
 
@@ -51,7 +51,7 @@ def test_csv_and_jsonl_records_keep_their_lines(tmp_path: Path) -> None:
     (tmp_path / "n.csv").write_text("id,title,content,type,tags\nx,X,Some fact.,fact,a;b\ny,Y,Bad,opinion,\n")
     records = list(read(tmp_path / "n.csv", 300))
     assert [(r.where, r.data.get("tags")) for r in records] == [("n.csv:2", ["a", "b"]), ("n.csv:3", None)]
-    notes, _, report = check(records)
+    notes, _, _, report = check(records)
     assert [n.data["id"] for n in notes] == ["x"]
     assert report.rejected == [{"where": "n.csv:3", "field": "type", "reason": report.rejected[0]["reason"]}]
     lines = [{"record": "export"}, {"record": "edge", "sourceId": "x", "type": "relatedTo", "targetId": "z"}]
@@ -75,8 +75,8 @@ def test_a_resume_trusts_only_its_own_records_and_batch_size(tmp_path: Path) -> 
 def test_notes_without_an_id_get_one_from_what_they_say(tmp_path: Path) -> None:
     lines = [{"title": "T", "content": "Same words."}, {"title": "U", "content": "Other words."}]
     (tmp_path / "n.jsonl").write_text("\n".join(json.dumps(line | {"type": "fact"}) for line in lines) + "\n")
-    first, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
-    again, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
+    first, _, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
+    again, _, _, _ = check(list(read(tmp_path / "n.jsonl", 300)))
     assert [n.data["id"] for n in first] == [n.data["id"] for n in again]
     assert len({n.data["id"] for n in first}) == 2 and all(n.data["id"].startswith("note-") for n in first)
 
@@ -84,7 +84,7 @@ def test_notes_without_an_id_get_one_from_what_they_say(tmp_path: Path) -> None:
 def test_a_file_that_is_not_utf8_is_one_rejected_record(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("Fine.\n")
     (tmp_path / "bad.md").write_bytes(b"\xff\xfe not text")
-    notes, _, report = check(list(read(tmp_path, 300)))
+    notes, _, _, report = check(list(read(tmp_path, 300)))
     assert [n.data["id"] for n in notes] == ["good"]
     assert [r["where"] for r in report.rejected] == ["bad.md:1"]
     assert slug("a@b c") == "a@b-c"
