@@ -426,11 +426,20 @@ class ToolCallIn(CamelModel):
     result_summary: str | None = Field(default=None, max_length=4_000)
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     at: AwareDatetime | None = Field(default=None, description="When it was called; now if absent.")
+    position: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000_000,
+        description=(
+            "Its place in the log, from 1 (give all calls one, following on, or none): a call at "
+            "a position the log holds is a repeat and is skipped, so a retried append changes nothing."
+        ),
+    )
 
     def to_domain(self) -> ToolCall:
         return ToolCall(
             tool=self.tool, arguments=self.arguments, result_summary=self.result_summary,
-            duration_ms=self.duration_ms, at=self.at,
+            duration_ms=self.duration_ms, at=self.at, position=self.position,
         )  # fmt: skip
 
 
@@ -444,8 +453,9 @@ class ToolCallsOut(OutModel):
     """Where the calls landed in the session's log."""
 
     session_id: str
-    first: int = Field(description="The position of the first call appended.")
+    first: int = Field(description="The position of the first call sent.")
     last: int = Field(description="The position of the last.")
+    appended: int = Field(description="How many were new (the rest were repeats of given positions).")
 
 
 class ToolCallOut(OutModel):

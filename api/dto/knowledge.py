@@ -227,6 +227,10 @@ class CreatedNoteOut(OutModel):
 
     node: NoteOut | None = None
     merged_into: str | None = None
+    already_merged: bool | None = Field(
+        default=None,
+        description="True when an earlier create of this id was merged (this one changed nothing).",
+    )
     proposal: ProposalOut | None = None
     created: bool | None = Field(
         default=None,

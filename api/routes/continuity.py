@@ -359,7 +359,7 @@ async def load_skill(id: SkillId, principal: PrincipalDep, services: ServicesDep
     "/sessions/{id}/tool-calls",
     status_code=201,
     response_model=ToolCallsOut,
-    responses=answers(404, *BODY),
+    responses=answers(404, 409, *BODY, also=(200, "every call was a repeat of its position", ToolCallsOut)),
 )
 async def record_tool_calls(
     id: SessionId,  # noqa: A002 - the API's name
@@ -368,9 +368,12 @@ async def record_tool_calls(
     services: ServicesDep,
 ) -> JSONResponse:
     """Append tool calls to a session's log (up to 500, in the order made). Arguments are
-    stored as given, at most 16 KiB of JSON each, and never executed."""
+    stored as given, at most 16 KiB of JSON each, and never executed. With `position`s, a
+    call the log already holds at its position is a repeat (skipped; another tool there is a
+    409), and a position past the log's end is a 409."""
     added = await services.tool_calls.append(principal, id, [item.to_domain() for item in body.items])
-    return JSONResponse(dump(ToolCallsOut.model_validate(added)), status_code=201)
+    status = 201 if added["appended"] else 200
+    return JSONResponse(dump(ToolCallsOut.model_validate(added)), status_code=status)
 
 
 @router.get(

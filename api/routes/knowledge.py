@@ -79,7 +79,13 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
     [result] = await knowledge.notes.create(principal, [body.to_domain()], batch=False)
     if result.proposal is not None:
         return proposed(result.proposal)
-    out = CreatedNoteOut.model_validate({"node": result.node, "mergedInto": result.merged_into})
+    out = CreatedNoteOut.model_validate(
+        {
+            "node": result.node,
+            "mergedInto": result.merged_into,
+            "alreadyMerged": result.already_merged or None,
+        }
+    )
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
 
 
@@ -120,7 +126,8 @@ def _created(result: CreateResult) -> dict[str, Any]:
     if result.proposal is not None:
         return {"proposal": dump(ProposalOut.model_validate(result.proposal))}
     if result.merged_into:
-        return {"node": result.node, "mergedInto": result.merged_into, "created": False}
+        earlier = {"alreadyMerged": True} if result.already_merged else {}
+        return {"node": result.node, "mergedInto": result.merged_into, "created": False} | earlier
     return {"node": result.node, "created": result.created}
 
 

@@ -101,7 +101,7 @@ class Report:
             "folded": self.folded,
             "split": self.split,
             "memoryRecords": self.memory_records,
-            "memory": dict(sorted(self.memory.items())),
+            "memory": {kind: n for kind, n in sorted(self.memory.items()) if n},
             "rejected": self.rejected,
             "changedNothing": changed == 0 and not self.dry_run,
         }
@@ -363,7 +363,10 @@ def _count(kind: str, results: list[dict[str, Any]], report: Report, batch: list
         elif "proposal" in result:
             report.proposed += 1
         elif result.get("mergedInto"):
-            report.merged += 1
+            if result.get("alreadyMerged"):  # folded by an earlier run: nothing changed now
+                report.existing += 1
+            else:
+                report.merged += 1
             if record.data.get("id"):
                 report.folded[str(record.data["id"])] = str(result["mergedInto"])
         elif result.get("created"):

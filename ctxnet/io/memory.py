@@ -7,10 +7,11 @@
   (``POST /v1/threads/{id}/insights``: same id, extractor and time; the notes made from
   them, by the import's ids, linked again). Related threads are linked once all are in.
 * **Sessions** are started in the order they started (so each agent's chain is the same),
-  their tool calls appended, then ended in the order they ended with the same summary;
-  before a session ends, the pending actions that had been carried into it are carried
-  again, and at the end the ones that were cleared are acknowledged with their resolution.
-  A pending action's id comes from its session and place, so it is the same id again.
+  their tool calls appended at their positions (a position the log holds is a repeat), then
+  ended in the order they ended with the same summary; before a session ends, the pending
+  actions that had been carried into it are carried again, and at the end the ones that
+  were cleared are acknowledged with their resolution. A pending action's id comes from its
+  session and place, so it is the same id again.
 
 Everything here is keyed by id or checked against what is there, so a second run changes
 nothing: a thread is a unit of the state file (``--resume`` skips the finished ones);
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.dto.continuity import SessionEndIn, SessionIn, ToolCallIn
 from api.dto.conversations import InsightRecordIn, MessageIn, ThreadIn
-from ctxnet.client import ApiError, AsyncClient, Call, error_of
+from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
 
 if TYPE_CHECKING:
     from ctxnet.io.importer import Report, StateFile
@@ -42,7 +43,7 @@ _EXPORT_ONLY = {
     "thread": {"createdAt", "updatedAt", "messageCount", "relatedThreads"},
     "message": {"threadId", "seq"},
     "insight": {"threadId", "sessionId", "pageSlug", "score", "textScore"},
-    "toolCall": {"sessionId", "position", "role", "agentId", "recordedAt"},
+    "toolCall": {"sessionId", "role", "agentId", "recordedAt"},
 }
 _SESSION_START = ("id", "agentId", "topic", "openingMessage", "threadId")
 _SESSION_END = ("summary", "topics", "keyDecisions", "messageCount", "durationMinutes")
@@ -89,10 +90,11 @@ def check_memory(record: Record) -> None:
     elif record.kind == "insight":
         record.data = _valid(InsightRecordIn, given) | {"_thread": str(data.get("threadId") or "")}
     else:
-        record.data = _valid(ToolCallIn, given) | {
-            "_session": str(data.get("sessionId") or ""),
-            "_position": int(data.get("position") or 0),
-        }
+        record.data = _valid(ToolCallIn, given) | {"_session": str(data.get("sessionId") or "")}
+    if record.kind == "toolCall" and "position" not in record.data:  # what makes a repeat a repeat
+        raise ValidationError.from_exception_data(
+            record.kind, [{"type": "missing", "loc": ("position",), "input": data}]
+        )
     if record.kind in ("message", "insight") and not record.data["_thread"]:
         raise ValidationError.from_exception_data(
             record.kind, [{"type": "missing", "loc": ("threadId",), "input": data}]
@@ -161,11 +163,19 @@ class Replay:
         related: set[str] = set()
         if thread is not None:
             body = await self._send(thread, Call("POST", "/v1/threads", _public(thread.data)))
-            if body is None:
+            if body is None:  # its messages and insights go with it, each said
+                why = f"its thread was rejected ({thread.where})"
+                for record in records:
+                    self.report.rejected.append({"where": record.where, "field": "threadId", "reason": why})
                 return related
             related = set(body.get("relatedThreads", []))
             self.report.memory["threads"] += body["_status"] == 201
-        had = await self.client.request_json("GET", path) if records else {"messageCount": 0}
+        try:
+            had = await self.client.request_json("GET", path) if records else {"messageCount": 0}
+        except NotFound as error:  # messages or insights of a thread neither imported nor yours
+            for record in records:
+                self._reject(record, error)
+            return related
         messages = [r for r in records if r.kind == "message"]
         for start in range(0, len(messages), _MESSAGES):
             batch = messages[start : start + _MESSAGES]
@@ -209,7 +219,7 @@ class Replay:
         actions: dict[str, dict[str, Any]] = {}  # each pending action as it is now, by id
         status: dict[str, str] = {}
         calls: dict[str, list[Record]] = {}
-        for call in sorted(tool_calls, key=lambda r: r.data["_position"]):
+        for call in sorted(tool_calls, key=lambda r: r.data.get("position") or 0):
             calls.setdefault(call.data["_session"], []).append(call)
         for record in sessions:
             start = record.data["start"]
@@ -252,14 +262,9 @@ class Replay:
                     self.report.memory["cleared"] += 1
 
     async def _tool_calls(self, session_id: str, records: list[Record]) -> None:
-        """The session's tool calls it does not have yet (the log is appended to, by position)."""
-        if not records:
-            return
-        path = _path("sessions", session_id)
-        logged = len([c async for c in self.client.iter_json(f"{path}/replay", limit=1000)])
-        fresh = [r for r in records if r.data["_position"] > logged]
-        for start in range(0, len(fresh), _TOOL_CALLS):
-            batch = fresh[start : start + _TOOL_CALLS]
-            body = await self._batch(f"{path}/tool-calls", "items", batch)
+        """The session's tool calls, each at its position: those the log holds are repeats."""
+        path = _path("sessions", session_id) + "/tool-calls"
+        for start in range(0, len(records), _TOOL_CALLS):
+            body = await self._batch(path, "items", records[start : start + _TOOL_CALLS])
             if body is not None:
-                self.report.memory["toolCalls"] += len(batch)
+                self.report.memory["toolCalls"] += body["appended"]

@@ -98,8 +98,10 @@ def _jsonl(path: Path) -> Iterator[Record]:
 def _csv(path: Path) -> Iterator[Record]:
     with path.open(encoding="utf-8", newline="") as handle:
         rows = csv.DictReader(handle)
-        for row in rows:
-            where = f"{path.name}:{rows.line_num}"
+        _ = rows.fieldnames  # reads the header
+        last = rows.line_num
+        for row in rows:  # a row may span lines (a quoted newline): it starts after the last one
+            where, last = f"{path.name}:{last + 1}", rows.line_num
             data: dict[str, Any] = {k: v for k, v in row.items() if k and v not in (None, "")}
             if "tags" in data:
                 data["tags"] = [t.strip() for t in str(data["tags"]).split(";") if t.strip()]
@@ -186,7 +188,13 @@ def _sections(body: str) -> dict[str, str]:
     return found
 
 
-_DATE = re.compile(r"^\s*(?:\*\*)?Date(?:\*\*)?:\s*(\d{4}-\d{2}-\d{2})", re.MULTILINE | re.IGNORECASE)
+# "Date: 2026-01-10", "**Date**: ...", or MADR 2's bullet "* Date: ..." (also for Status).
+_LINES = re.MULTILINE | re.IGNORECASE
+_DATE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?Date(?:\*\*)?:\s*(\d{4}-\d{2}-\d{2})", _LINES)
+_STATUS = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?Status(?:\*\*)?:\s*([A-Za-z]+)", _LINES)
+#: Statuses of a record that is not in force: imported, then archived (never shaping agents).
+NOT_IN_FORCE = ("rejected", "deprecated")
+_CONSEQUENCES = re.compile(r"^###\s+(?:(positive|negative)\s+)?consequences\s*$", _LINES)
 _SUPERSEDES = re.compile(r"supersedes\s+\[[^\]]*\]\(([^)]+)\)", re.IGNORECASE)
 _CHOSEN = re.compile(r'chosen option:\s*"?([^"\n]+?)"?(?:,|$)', re.IGNORECASE | re.MULTILINE)
 
@@ -207,17 +215,16 @@ def _decision_record(
     title_match = re.search(r"^#\s+(?:\d+\.\s*)?(.+?)\s*$", body, re.MULTILINE)
     context = sections.get("context") or sections.get("context and problem statement") or ""
     outcome = sections.get("decision") or sections.get("decision outcome") or ""
-    consequences_text = sections.get("consequences", "")
-    if "### consequences" in outcome.lower() or "### positive consequences" in outcome.lower():
-        outcome, _, consequences_text = outcome.partition("###")
-        consequences_text = re.sub(r"^[^\n]*\n", "", consequences_text, count=1)
+    consequences = _items(sections.get("consequences", ""))
+    headed = list(_CONSEQUENCES.finditer(outcome))
+    if headed:  # MADR: "### Consequences", or "### Positive / Negative Consequences"
+        for n, heading in enumerate(headed):
+            end = headed[n + 1].start() if n + 1 < len(headed) else len(outcome)
+            said = "Negative: " if (heading.group(1) or "").lower() == "negative" else ""
+            consequences += [said + item for item in _items(outcome[heading.end() : end])]
+        outcome = outcome[: headed[0].start()]
     chosen = _CHOSEN.search(outcome)
     decision = outcome.strip()
-    consequences = [
-        re.sub(r"^[-*]\s+", "", line).strip()
-        for line in re.split(r"\n(?=[-*]\s)|\n\s*\n", consequences_text)
-        if line.strip() and not line.strip().startswith("#")
-    ]
     dated = _DATE.search(body)
     date = str(meta.get("date") or (dated.group(1) if dated else "")) or None
     data: dict[str, Any] = {
@@ -229,6 +236,10 @@ def _decision_record(
     }
     if date:
         data["date"] = date
+    stated = _STATUS.search(body)
+    state = str(meta.get("status") or sections.get("status") or (stated.group(1) if stated else ""))
+    if state.split() and state.split()[0].strip("*.:").lower() in NOT_IN_FORCE:
+        data["status"] = "archived"  # the import archives it once recorded
     if meta.get("tags"):
         tags = meta["tags"]
         data["tags"] = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
@@ -239,6 +250,15 @@ def _decision_record(
         older = slug(Path(target.split("#")[0]).stem)
         if older and older != record_id:
             yield Record("edge", {"sourceId": record_id, "type": "supersedes", "targetId": older}, where)
+
+
+def _items(text: str) -> list[str]:
+    """The items of a consequences list (bullets, or paragraphs), headings left out."""
+    return [
+        re.sub(r"^[-*]\s+", "", line).strip()
+        for line in re.split(r"\n(?=[-*]\s)|\n\s*\n|\n(?=#)", text)
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def _markdown(file: Path, root: Path, max_words: int) -> Iterator[Record]:

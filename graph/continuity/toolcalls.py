@@ -16,7 +16,7 @@ from typing import Any
 
 from graph.core import journal
 from graph.core.db import Database
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, decode_seq_cursor, plain
@@ -35,6 +35,8 @@ class ToolCall:
     result_summary: str | None = None
     duration_ms: int | None = None
     at: datetime | None = None
+    #: Its place in the log (from 1), when the caller gives it: a repeat is recognised.
+    position: int | None = None
 
 
 class ToolCallService:
@@ -62,13 +64,45 @@ class ToolCallService:
                 "durationMs": call.duration_ms, "at": call.at.isoformat() if call.at else None,
             })  # fmt: skip
 
+        positions = [c.position for c in calls]
+        given = [p for p in positions if p is not None]
+        if given and len(given) != len(calls):
+            missing = positions.index(None)
+            raise InvalidInput("give every call its position, or none", field=f"items.{missing}.position")
+        for i, position in enumerate(given):
+            if position != given[0] + i:
+                raise InvalidInput("positions must follow one another", field=f"items.{i}.position")
+
         async def work(gated: Gated) -> dict[str, Any]:
             if principal.scope is not None:
                 found = await gated.run("queries/continuity/sessions_by_ids", ids=[session_id])
                 if not found or not principal.sees_agent(found[0]["session"]["agentId"]):
                     raise NotFound(f"no session {session_id!r}", field="id")
+            fresh = rows
+            if given:  # a call at a position the log has is a repeat: the same call, skipped
+                state = await gated.run(
+                    "queries/continuity/tool_calls_logged", sessionId=session_id, positions=given
+                )
+                if not state:
+                    raise NotFound(f"no session {session_id!r}", field="id")
+                logged = int(state[0]["logged"])
+                taken = {t["position"]: t["tool"] for t in state[0]["taken"]}
+                for i, call in enumerate(calls):
+                    if call.position in taken and taken[call.position] != call.tool:
+                        raise Conflict(
+                            f"position {call.position} of the log holds a call of {taken[call.position]!r}",
+                            field=f"items.{i}.position",
+                        )
+                if given[0] > logged + 1:
+                    raise Conflict(
+                        f"the log holds {logged} calls; position {given[0]} would leave a gap",
+                        field="items.0.position",
+                    )
+                fresh = rows[logged + 1 - given[0] :] if logged >= given[0] else rows
+                if not fresh:
+                    return {"sessionId": session_id, "first": given[0], "last": given[-1], "appended": 0}
             added = await gated.run(
-                "queries/continuity/tool_calls_append", sessionId=session_id, rows=rows,
+                "queries/continuity/tool_calls_append", sessionId=session_id, rows=fresh,
                 role=principal.role.value, agentId=principal.agent_id,
             )  # fmt: skip
             if not added:
@@ -78,7 +112,9 @@ class ToolCallService:
                 gated, principal, op="toolCalls.append", target_type="Session", target_id=session_id,
                 before=None, after={"first": first, "last": last, "tools": sorted({c.tool for c in calls})},
             )  # fmt: skip
-            return {"sessionId": session_id, "first": first, "last": last}
+            if given:
+                return {"sessionId": session_id, "first": given[0], "last": given[-1], "appended": len(fresh)}
+            return {"sessionId": session_id, "first": first, "last": last, "appended": len(fresh)}
 
         return await self._gate.write(principal.user_id, work)
 

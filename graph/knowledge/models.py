@@ -143,6 +143,8 @@ class CreateResult:
     created: bool
     merged_into: str | None = None
     proposal: dict[str, Any] | None = None
+    #: Merged into its twin by an earlier create of the same id (this one changed nothing).
+    already_merged: bool = False
 
 
 @dataclass(frozen=True)

@@ -160,6 +160,7 @@ class NoteService:
             for row in await gated.run("queries/knowledge/merged_lookup", ids=supplied):
                 merged_before[row["requestedId"]] = row
         outcome: dict[int, tuple[str, bool, str | None]] = {}  # index -> (node id, created, merged into)
+        merged_earlier: set[int] = set()  # folded into its twin by an earlier create, not this one
         proposals: dict[int, dict[str, Any]] = {}
         fresh: list[PendingNote] = []
         for p in pending:
@@ -183,6 +184,7 @@ class NoteService:
                 outcome[p.index] = (p.node_id, False, None)
             else:
                 outcome[p.index] = (known["targetId"], False, known["targetId"])
+                merged_earlier.add(p.index)
 
         guarded = corrections.is_agent(principal) and approving is None
         if guarded and fresh:  # a fact a person deleted is not written back by an agent
@@ -308,7 +310,12 @@ class NoteService:
         return [
             CreateResult(node=None, created=False, proposal=proposals[i])
             if i in proposals
-            else CreateResult(node=nodes[outcome[i][0]], created=outcome[i][1], merged_into=outcome[i][2])
+            else CreateResult(
+                node=nodes[outcome[i][0]],
+                created=outcome[i][1],
+                merged_into=outcome[i][2],
+                already_merged=i in merged_earlier,
+            )
             for i in range(len(pending))
         ]
 

@@ -80,3 +80,37 @@ async def test_concurrent_appends_to_one_session_get_every_position_once(make_ca
         first, last = a.json()["first"], a.json()["last"]
         mine = calls[first - 1 : last]
         assert len({c["tool"] for c in mine}) == 1 and [c["arguments"]["i"] for c in mine] == list(range(5))
+
+
+async def test_calls_with_positions_are_appended_once(make_caller: MakeCaller) -> None:
+    """A retried append (or an import of an export) gives positions: the calls the log holds
+    are repeats, another tool at a held position or a gap is a 409, bad positions a 422, and
+    five of the same append at once append it once."""
+    alice = await make_caller(Role.AGENT, agent_id="swarm")
+    session = (await alice.http.post("/v1/sessions", json={})).json()["session"]["id"]
+    path = f"/v1/sessions/{session}/tool-calls"
+    calls = [{"tool": f"t{p}", "arguments": {"p": p}, "position": p} for p in (1, 2, 3)]
+    answers = await asyncio.gather(*(alice.http.post(path, json={"items": calls}) for _ in range(5)))
+    assert sorted(a.status_code for a in answers) == [200, 200, 200, 200, 201], [a.text for a in answers]
+    assert sorted(a.json()["appended"] for a in answers) == [0, 0, 0, 0, 3]
+    # Overlapping the end: the held ones are repeats, the rest follow on.
+    more = [{"tool": f"t{p}", "position": p} for p in (3, 4)]
+    answer = await alice.http.post(path, json={"items": more})
+    assert answer.status_code == 201 and answer.json() == {
+        "sessionId": session,
+        "first": 3,
+        "last": 4,
+        "appended": 1,
+    }
+    replay = (await alice.http.get(f"/v1/sessions/{session}/replay")).json()["items"]
+    assert [(c["position"], c["tool"]) for c in replay] == [(1, "t1"), (2, "t2"), (3, "t3"), (4, "t4")]
+    for items, status, field in (
+        ([{"tool": "other", "position": 2}], 409, "items.0.position"),
+        ([{"tool": "t9", "position": 9}], 409, "items.0.position"),
+        ([{"tool": "a", "position": 5}, {"tool": "b"}], 422, "items.1.position"),
+        ([{"tool": "a", "position": 5}, {"tool": "b", "position": 7}], 422, "items.1.position"),
+        ([{"tool": "a", "position": 0}], 422, "items.0.position"),
+    ):
+        refused = await alice.http.post(path, json={"items": items})
+        assert refused.status_code == status and refused.json()["error"]["field"] == field, refused.text
+    assert len((await alice.http.get(f"/v1/sessions/{session}/replay")).json()["items"]) == 4

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ctxnet.client import AsyncClient
+from ctxnet.io.exporter import run_export
 from ctxnet.io.importer import run_import
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
@@ -138,6 +139,75 @@ async def test_jsonl_and_csv_and_the_command_line(
     assert (
         set(reasons) == {"notes.jsonl:4", "notes.jsonl:5"} and reasons["notes.jsonl:4"]["field"] == "content"
     )
+
+
+async def test_a_second_run_after_a_fold_changes_nothing(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    """A note dedupe folds into its twin is folded once: its edges go to the twin, and a
+    second run says it changed nothing (the API tells an earlier merge from a new one)."""
+    alice = await make_caller(Role.HUMAN)
+    rate = {"title": "Rate limit", "content": "Each API key may make 100 calls per minute.", "type": "fact"}
+    lines = [
+        {"id": "rl"} | rate,
+        {"id": "rl-copy"} | rate,  # the same note under another id: folded into rl
+        {"id": "gw", "title": "Gateway", "content": "The gateway counts calls per key.", "type": "fact"},
+        {"sourceId": "gw", "type": "dependsOn", "targetId": "rl-copy"},
+    ]
+    source = tmp_path / "twins.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        first = (await run_import(source, cn, progress=io.StringIO())).view()
+        again = (await run_import(source, cn, progress=io.StringIO())).view()
+    assert first["created"] == 2 and first["merged"] == 1 and first["folded"] == {"rl-copy": "rl"}, first
+    assert first["edgesCreated"] == 1 and not first["changedNothing"]
+    assert again["changedNothing"], again
+    assert again["merged"] == 0 and again["existing"] == 3 and again["folded"] == {"rl-copy": "rl"}
+    notes, edges = await graph_of(alice)
+    assert set(notes) == {"rl", "gw"} and edges == {("gw", "dependsOn", "rl")}
+
+
+async def test_memory_records_at_fault_are_rejected_and_the_rest_goes_on(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice = await make_caller(Role.HUMAN)
+    lines = [
+        {"record": "thread", "id": "t1", "topic": "Billing", "relatedThreads": []},
+        {"record": "message", "threadId": "t1", "id": "m1", "role": "user", "content": "We use Postgres."},
+        {"record": "message", "threadId": "nowhere", "id": "m9", "role": "user", "content": "Lost."},
+        {"record": "message", "threadId": "t1", "id": "m2", "role": "robot", "content": "Bad role."},
+        {"record": "insight", "threadId": "t1", "id": "i1", "messageId": "m1", "type": "fact",
+         "content": "The team uses Postgres.", "confidence": 0.9, "knowledgeIds": []},
+        {"record": "insight", "threadId": "t1", "id": "i2", "messageId": "m7", "type": "fact",
+         "content": "No such message.", "confidence": 0.9},
+        {"record": "session", "id": "s1", "agentId": "coder", "threadId": "t1", "status": "ended",
+         "summary": "Talked storage.", "pendingActions": [{"id": "x", "text": "Back up", "position": 0,
+         "status": "open", "sessionId": "s1"}]},
+        {"record": "session", "id": "s2", "agentId": "coder", "threadId": "missing", "status": "open"},
+        {"record": "session", "id": "s3", "status": "open"},
+    ]  # fmt: skip
+    source = tmp_path / "memory.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        dry = (await run_import(source, cn, progress=io.StringIO(), dry_run=True)).view()
+        assert dry["memoryRecords"] == 7 and [r["where"] for r in dry["rejected"]] == [
+            "memory.jsonl:4",
+            "memory.jsonl:9",
+        ]
+        assert (await cn.request_json("GET", "/v1/threads"))["items"] == []  # a dry run writes nothing
+        report = (await run_import(source, cn, progress=io.StringIO())).view()
+        rejected = {r["where"]: r for r in report["rejected"]}
+        assert set(rejected) == {f"memory.jsonl:{n}" for n in (3, 4, 6, 8, 9)}, report["rejected"]
+        assert (
+            rejected["memory.jsonl:6"]["field"] == "messageId"
+            and rejected["memory.jsonl:8"]["field"] == "threadId"
+        )
+        assert report["memory"] == {"threads": 1, "messages": 1, "insights": 1, "sessions": 1, "ended": 1}
+        session = await cn.request_json("GET", "/v1/sessions/s1")
+        assert session["status"] == "ended" and session["threadId"] == "t1"
+        assert [a["text"] for a in session["pendingActions"]] == ["Back up"]
+        again = (await run_import(source, cn, progress=io.StringIO())).view()
+        assert again["changedNothing"] and again["memory"] == {}, again
 
 
 def vectors_jsonl(path: Path, count: int) -> None:
@@ -330,6 +400,17 @@ async def test_export_import_export_gives_the_same_file(
     async with AsyncClient(api.base_url, empty.key) as cn:
         report = await run_import(first, cn, progress=io.StringIO())
     assert report.view()["changedNothing"], report.view()
+    # Two imports of the export into one user at once: each thing is made once, as one import
+    # makes it (the same file again).
+    twice = await make_caller(Role.HUMAN)
+    async with AsyncClient(api.base_url, twice.key) as cn:
+        both = await asyncio.gather(*(run_import(first, cn, progress=io.StringIO()) for _ in range(2)))
+        assert sum(r.created for r in both) == report.existing + report.created, [r.view() for r in both]
+        assert sum(r.memory["sessions"] for r in both) == 3  # each started once (201 once)
+        out = io.StringIO()
+        await run_export(cn, out)
+    without_vectors = [{k: v for k, v in line.items() if k != "embedding"} for line in exported]
+    assert comparable(out.getvalue()) == without_vectors
 
 
 NYGARD_OLD = """# 1. Use PostgreSQL for orders

@@ -125,7 +125,7 @@ async def test_near_duplicates_update_the_existing_note(make_caller: MakeCaller)
     )
     merged = await create(alice, twin)
     assert merged.status_code == 200, merged.text
-    assert merged.json()["mergedInto"] == "rl"
+    assert merged.json()["mergedInto"] == "rl" and "alreadyMerged" not in merged.json()
     node = merged.json()["node"]
     assert node["id"] == "rl"
     assert node["tags"] == ["api", "limits"]
@@ -138,7 +138,7 @@ async def test_near_duplicates_update_the_existing_note(make_caller: MakeCaller)
 
     # Repeating the merged create changes nothing.
     again = await create(alice, twin)
-    assert again.json()["mergedInto"] == "rl"
+    assert again.json()["mergedInto"] == "rl" and again.json()["alreadyMerged"] is True
     assert again.json()["node"]["mergeCount"] == 1
 
     # Opting out makes a twin on purpose.
@@ -188,7 +188,15 @@ async def test_twins_inside_one_batch_fold_together(make_caller: MakeCaller) -> 
     )
     results = response.json()["results"]
     assert results[0]["node"]["id"] == "s1"
-    assert results[1]["mergedInto"] == "s1"
+    assert results[1]["mergedInto"] == "s1" and "alreadyMerged" not in results[1]
+    again = await alice.http.post(
+        "/v1/knowledge/batch",
+        json={"items": [note("Staging refresh", same, id="s1"), note("Staging refresh", same, id="s2")]},
+    )
+    assert again.status_code == 200
+    repeated = again.json()["results"]
+    assert repeated[0]["created"] is False and "mergedInto" not in repeated[0]
+    assert repeated[1]["mergedInto"] == "s1" and repeated[1]["alreadyMerged"] is True
 
 
 async def test_patch_changes_fields_and_re_embeds_only_on_text_change(

@@ -88,3 +88,62 @@ def test_a_file_that_is_not_utf8_is_one_rejected_record(tmp_path: Path) -> None:
     assert [n.data["id"] for n in notes] == ["good"]
     assert [r["where"] for r in report.rejected] == ["bad.md:1"]
     assert slug("a@b c") == "a@b-c"
+
+
+MADR2 = """# Use plain JUnit5 for test assertions
+
+* Status: rejected
+* Deciders: the test guild
+* Date: 2026-02-02
+
+## Context and Problem Statement
+
+How do we write readable test assertions?
+
+## Considered Options
+
+* Plain JUnit5
+* Hamcrest
+
+## Decision Outcome
+
+Chosen option: "Plain JUnit5", because it is the standard.
+
+### Positive Consequences
+
+* Tests read as plain Java.
+* No extra library.
+
+### Negative Consequences
+* Long assertions.
+"""
+
+
+def test_madr2_bullets_statuses_and_negative_consequences(tmp_path: Path) -> None:
+    """MADR 2 puts status and date in bullets and splits consequences by sign; a rejected or
+    deprecated record comes in archived, so it never shapes an agent's instructions."""
+    (tmp_path / "0007-junit.md").write_text(MADR2)
+    nygard = "# 8. Use XML\n\n## Status\n\nDeprecated\n\n## Context\n\nThen.\n\n## Decision\n\nXML.\n"
+    (tmp_path / "0008-xml.md").write_text(nygard)
+    records = list(read(tmp_path, 300))
+    assert [r.kind for r in records] == ["decision", "decision"]
+    junit, xml = (r.data for r in records)
+    assert junit["date"] == "2026-02-02" and junit["status"] == "archived"
+    assert junit["decision"] == 'Chosen option: "Plain JUnit5", because it is the standard.'
+    assert junit["consequences"] == [
+        "Tests read as plain Java.",
+        "No extra library.",
+        "Negative: Long assertions.",
+    ]
+    assert xml["status"] == "archived" and xml["decision"] == "XML."
+    _, _, _, report = check(records)
+    assert report.archived == ["0007-junit", "0008-xml"] and not report.rejected
+
+
+def test_a_csv_row_over_several_lines_is_where_it_starts(tmp_path: Path) -> None:
+    (tmp_path / "n.csv").write_text(
+        'id,title,content,type\na,A,"first line\nsecond line",fact\nb,B,one line,fact\n'
+    )
+    records = list(read(tmp_path / "n.csv", 300))
+    assert [(r.data["id"], r.where) for r in records] == [("a", "n.csv:2"), ("b", "n.csv:4")]
+    assert records[0].data["content"] == "first line\nsecond line"
