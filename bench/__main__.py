@@ -1,4 +1,5 @@
-"""``python -m bench``: every benchmark, one after the other (about 125 minutes on 2 cores)."""
+"""``python -m bench``: every benchmark, one after the other (about 130 minutes on 2 cores;
+``python -m bench.imports embedded``, the embedder side at 100,000 notes, runs on its own)."""
 
 from bench import (
     continuity,
@@ -9,6 +10,7 @@ from bench import (
     journal,
     knowledge,
     load,
+    memory_io,
     notify,
     platform,
     project,
@@ -29,3 +31,4 @@ retrieval.main()
 dedupe.main()
 notify.main()
 imports.main()
+memory_io.main()

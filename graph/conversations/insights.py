@@ -207,23 +207,28 @@ class InsightService:
                 first[row[field_name]] = n
         vectors = [i.embedding for i in insights]
         check_vectors(vectors, self._embedder.dimension, lambda n: f"items.{n}.embedding")
-        missing = [n for n, i in enumerate(insights) if i.embedding is None]
-        computed = iter(await self._embedder.embed([insights[n].content for n in missing]) if missing else [])
-        for n, item in enumerate(insights):  # slow work before the gate, not under it
-            rows[n]["embedding"] = item.embedding if item.embedding is not None else next(computed)
+        for n, item in enumerate(insights):
+            rows[n]["embedding"] = item.embedding
+        asked = {
+            "threadId": thread_id,
+            "messageIds": [r["messageId"] for r in rows],
+            "knowledgeIds": [k for r in rows for k in r["knowledgeIds"]],
+            "ids": [r["id"] for r in rows],
+            "keys": [r["key"] for r in rows],
+        }
+        # Slow work before the gate, not under it: the insights not stored yet are embedded
+        # (one sent again is not embedded again); one deleted meanwhile is embedded under it.
+        before = await self._db.read(
+            "queries/conversations/insights_record_state", userId=principal.user_id, **asked
+        )
+        await self._embed(rows, {e["key"] for e in before[0]["byKey"]} if before else set())
 
         async def work(gated: Gated) -> list[tuple[dict[str, Any], bool]]:
-            state = await gated.run(
-                "queries/conversations/insights_record_state",
-                threadId=thread_id,
-                messageIds=[r["messageId"] for r in rows],
-                knowledgeIds=[k for r in rows for k in r["knowledgeIds"]],
-                ids=[r["id"] for r in rows],
-                keys=[r["key"] for r in rows],
-            )
+            state = await gated.run("queries/conversations/insights_record_state", **asked)
             if not state:
                 raise NotFound(f"no thread {thread_id!r}", field="id")
             found = state[0]
+            await self._embed(rows, {e["key"] for e in found["byKey"]})
             messages, notes = set(found["messages"]), set(found["notes"])
             by_id = {e["id"]: e["key"] for e in found["byId"]}
             by_key = {e["key"]: e["id"] for e in found["byKey"]}
@@ -275,6 +280,14 @@ class InsightService:
             return [(by[i], bool(r["created"])) for i, r in zip(ids, result, strict=True)]
 
         return await self._gate.write(principal.user_id, work)
+
+    async def _embed(self, rows: list[dict[str, Any]], stored: set[str]) -> None:
+        """Vectors for the rows without one whose insight is not ``stored`` yet."""
+        missing = [r for r in rows if r["embedding"] is None and r["key"] not in stored]
+        if missing:
+            vectors = await self._embedder.embed([r["content"] for r in missing])
+            for row, vector in zip(missing, vectors, strict=True):
+                row["embedding"] = vector
 
     async def feedback_loop(
         self, principal: Principal, thread_id: str, memo: dict[str, Any] | None = None
