@@ -110,7 +110,8 @@ class ToolCallService:
             first, last = int(added[0]["first"]), int(added[0]["last"])
             await journal.record(
                 gated, principal, op="toolCalls.append", target_type="Session", target_id=session_id,
-                before=None, after={"first": first, "last": last, "tools": sorted({c.tool for c in calls})},
+                before=None, after={"first": first, "last": last,
+                                    "tools": sorted({c.tool for c in calls[len(calls) - len(fresh) :]})},
             )  # fmt: skip
             if given:
                 return {"sessionId": session_id, "first": given[0], "last": given[-1], "appended": len(fresh)}
