@@ -164,9 +164,20 @@ async def get_note(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
     include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
+    follow_merges: Annotated[
+        bool,
+        Query(
+            alias="followMerges",
+            description="When a create of this id was folded into a twin, answer the twin.",
+        ),
+    ] = False,
 ) -> JSONResponse:
-    """One note, with the record of the creates merged into it."""
-    node = await knowledge.notes.get(principal, id, with_embedding=include_embedding)
+    """One note, with the record of the creates merged into it. An id dedupe folded into a
+    twin is not a note (404), unless `followMerges=true`: then the twin, whose `merges`
+    name the id."""
+    node = await knowledge.notes.get(
+        principal, id, with_embedding=include_embedding, follow_merges=follow_merges
+    )
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 

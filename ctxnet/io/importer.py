@@ -246,8 +246,11 @@ async def run_import(
     missing = sorted({str(e.data[k]) for e in edges for k in ("sourceId", "targetId")} - known)
     absent = set()
     for note_id in missing:  # ends outside the import must be the user's notes already
-        try:
-            await client.request_json("GET", f"/v1/knowledge/{quote(note_id, safe='')}")
+        try:  # or ids dedupe folded into one (an earlier import's): the edge goes to the twin
+            path = f"/v1/knowledge/{quote(note_id, safe='')}"
+            found = await client.request_json("GET", path, params={"followMerges": "true"})
+            if found["id"] != note_id:
+                report.folded[note_id] = str(found["id"])
         except NotFound:
             absent.add(note_id)
     kept_edges = []

@@ -352,15 +352,22 @@ class NoteService:
 
     # --- read ---------------------------------------------------------------------------------
     async def get(
-        self, principal: Principal, node_id: str, *, with_embedding: bool = False
+        self, principal: Principal, node_id: str, *, with_embedding: bool = False, follow_merges: bool = False
     ) -> dict[str, Any]:
-        """One note, with the record of what was merged into it."""
+        """One note, with the record of what was merged into it; with ``follow_merges``, the
+        twin a create of ``node_id`` was folded into (its ``merges`` name that id)."""
         rows = await self._db.read(
             "queries/knowledge/notes_by_ids",
             userId=principal.user_id,
             ids=[node_id],
             withEmbedding=with_embedding,
         )
+        if not rows and follow_merges:
+            folded = await self._db.read(
+                "queries/knowledge/merged_lookup", userId=principal.user_id, ids=[node_id]
+            )
+            if folded:
+                return await self.get(principal, str(folded[0]["targetId"]), with_embedding=with_embedding)
         if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
             raise NotFound(f"no note {node_id!r}", field="id")
         node: dict[str, Any] = note_view(rows[0]["node"])

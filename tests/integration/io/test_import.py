@@ -144,8 +144,9 @@ async def test_jsonl_and_csv_and_the_command_line(
 async def test_a_second_run_after_a_fold_changes_nothing(
     make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
 ) -> None:
-    """A note dedupe folds into its twin is folded once: its edges go to the twin, and a
-    second run says it changed nothing (the API tells an earlier merge from a new one)."""
+    """A note dedupe folds into its twin is folded once: its edges go to the twin (also a
+    later import's), and a second run says it changed nothing (the API tells an earlier
+    merge from a new one)."""
     alice = await make_caller(Role.HUMAN)
     rate = {"title": "Rate limit", "content": "Each API key may make 100 calls per minute.", "type": "fact"}
     lines = [
@@ -165,6 +166,13 @@ async def test_a_second_run_after_a_fold_changes_nothing(
     assert again["merged"] == 0 and again["existing"] == 3 and again["folded"] == {"rl-copy": "rl"}
     notes, edges = await graph_of(alice)
     assert set(notes) == {"rl", "gw"} and edges == {("gw", "dependsOn", "rl")}
+    # A later import's edge to the folded id goes to the twin too.
+    later = tmp_path / "later.jsonl"
+    later.write_text(json.dumps({"sourceId": "rl-copy", "type": "relatedTo", "targetId": "gw"}) + "\n")
+    async with AsyncClient(api.base_url, alice.key) as cn:
+        report = (await run_import(later, cn, progress=io.StringIO())).view()
+    assert not report["rejected"] and report["edgesCreated"] == 1 and report["folded"] == {"rl-copy": "rl"}
+    assert (await graph_of(alice))[1] == {("gw", "dependsOn", "rl"), ("rl", "relatedTo", "gw")}
 
 
 async def test_memory_records_at_fault_are_rejected_and_the_rest_goes_on(

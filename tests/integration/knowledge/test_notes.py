@@ -135,6 +135,9 @@ async def test_near_duplicates_update_the_existing_note(make_caller: MakeCaller)
     assert record["confidence"] == 0.7
     assert record["similarity"] >= 0.95
     assert (await alice.http.get("/v1/knowledge/rl-2")).status_code == 404
+    followed = await alice.http.get("/v1/knowledge/rl-2", params={"followMerges": "true"})
+    assert followed.status_code == 200 and followed.json()["id"] == "rl"
+    assert (await alice.http.get("/v1/knowledge/nope", params={"followMerges": "true"})).status_code == 404
 
     # Repeating the merged create changes nothing.
     again = await create(alice, twin)
