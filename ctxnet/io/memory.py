@@ -213,8 +213,9 @@ class Replay:
         return None
 
     async def _sessions(self, sessions: list[Record], tool_calls: list[Record]) -> None:
-        """Start every session (in the order they started), then end them (in the order they
-        ended), carrying each its pending actions first; then clear the cleared ones."""
+        """Start every session (in the order they started), then end the ended ones (in the
+        order they ended), carrying into each its pending actions first, then carry into the
+        open ones theirs; then clear the cleared ones."""
         sessions.sort(key=lambda r: (r.data["startedAt"], r.data["start"]["id"]))
         actions: dict[str, dict[str, Any]] = {}  # each pending action as it is now, by id
         status: dict[str, str] = {}
@@ -233,8 +234,10 @@ class Replay:
         for rest in calls.values():  # tool calls of a session not in the import
             await self._tool_calls(rest[0].data["_session"], rest)
         wanted = {a["id"]: a for r in sessions for a in r.data["actions"]}
-        ended = [r for r in sessions if r.data["end"] is not None and r.data["start"]["id"] in status]
-        for record in sorted(ended, key=lambda r: (r.data["endedAt"], r.data["start"]["id"])):
+        started = [r for r in sessions if r.data["start"]["id"] in status]
+        ended = [r for r in started if r.data["end"] is not None]
+        still_open = [r for r in started if r.data["end"] is None]  # carried into last: all others ended
+        for record in sorted(ended, key=lambda r: (r.data["endedAt"], r.data["start"]["id"])) + still_open:
             session_id = record.data["start"]["id"]
             for action_id, action in wanted.items():  # carried in while it was open
                 now = actions.get(action_id)
@@ -244,7 +247,7 @@ class Replay:
                     if carried is not None:
                         actions[action_id] = carried
                         self.report.memory["carried"] += 1
-            if status[session_id] == "ended":
+            if status[session_id] == "ended" or record.data["end"] is None:
                 continue
             path = _path("sessions", session_id) + "/end"
             body = await self._send(record, Call("POST", path, record.data["end"]))

@@ -310,7 +310,7 @@ def comparable(text: str) -> list[dict[str, Any]]:
 async def remember_conversations_and_sessions(cn: AsyncClient, http: Any) -> None:
     """Two linked threads (one through the feedback loop: insights, and notes made of them),
     and three sessions of an agent: the first leaves two actions, one carried into the second
-    and one cleared; tool calls."""
+    and one cleared; the second leaves one, carried into the third, still open; tool calls."""
     messages = [
         {"id": "m1", "role": "user", "content": "I prefer dark mode in every editor.",
          "createdAt": "2026-03-01T09:00:00+00:00"},
@@ -336,9 +336,10 @@ async def remember_conversations_and_sessions(cn: AsyncClient, http: Any) -> Non
     await cn.request_json("POST", "/v1/sessions", {"id": "s2", "agentId": "coder"})
     await cn.request_json("POST", f"/v1/pending-actions/{left[0]['id']}/carry", {"sessionId": "s2"})
     await cn.request_json("POST", f"/v1/pending-actions/{left[1]['id']}/ack", {"resolution": "Indexed."})
-    end = {"summary": "Backups planned.", "keyDecisions": ["Daily"]}
-    await cn.request_json("POST", "/v1/sessions/s2/end", end)
+    end = {"summary": "Backups planned.", "keyDecisions": ["Daily"], "pendingActions": ["Drill"]}
+    drill = (await cn.request_json("POST", "/v1/sessions/s2/end", end))["pendingActions"][0]["id"]
     await cn.request_json("POST", "/v1/sessions", {"id": "s3", "agentId": "coder", "topic": "Open still"})
+    await cn.request_json("POST", f"/v1/pending-actions/{drill}/carry", {"sessionId": "s3"})  # still open
 
 
 async def test_export_import_export_gives_the_same_file(
@@ -402,6 +403,7 @@ async def test_export_import_export_gives_the_same_file(
     actions = {a["text"]: a for a in sessions["s1"]["pendingActions"]}
     assert actions["Back up"]["sessionId"] == "s2" and actions["Back up"]["carriedCount"] == 1
     assert actions["Index"]["status"] == "done" and actions["Index"]["resolution"] == "Indexed."
+    assert sessions["s2"]["pendingActions"][0]["sessionId"] == "s3"  # carried into an open session
     # The messages kept their times; a second import changes nothing, and says so.
     times = [line["createdAt"] for line in exported if line["record"] == "message"][:2]
     assert times == ["2026-03-01T09:00:00.000+00:00", "2026-03-01T09:01:00.000+00:00"]
