@@ -41,7 +41,7 @@ from pydantic import ValidationError
 from api.dto.knowledge import EdgeBatchItemIn, NoteIn
 from api.dto.project import DecisionIn, DescribedIn
 from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
-from ctxnet.io.memory import MEMORY_KINDS, Replay, check_memory
+from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory
 from ctxnet.io.sources import Record, read
 
 #: What an export writes beside a record's own fields (the import's, or derived).
@@ -50,9 +50,6 @@ EXPORT_ONLY = frozenset(
 )
 #: Project context records of an export, each recorded through its own route.
 ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constraint": "/v1/constraints"}
-#: Answers that blame the record (it is rejected; the import goes on); any other error is the
-#: service's (the import stops, and a resume sends the batch again).
-RECORD_FAULTS = frozenset({404, 409, 413, 422})
 #: Notes (or edges) per request, and requests in flight at once.
 BATCH = 500
 IN_FLIGHT = 2
@@ -83,6 +80,13 @@ class Report:
     #: toolCalls).
     memory_records: int = 0
     memory: Counter[str] = field(default_factory=Counter)
+
+    def refused(self, record: Record, error: ApiError) -> None:
+        """``record`` rejected with the API's answer (its field, status and message)."""
+        field_ = (error.field or "record").split(".")[-1]
+        self.rejected.append(
+            {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
+        )
 
     def view(self) -> dict[str, Any]:
         """As printed at the end."""
@@ -328,7 +332,7 @@ async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Re
         [entry] = batch
         answer = await client.send(Call("POST", ENTRY_KINDS[kind], entry.data))
         if answer.status_code in RECORD_FAULTS:
-            _reject(entry, error_of(answer), report)
+            report.refused(entry, error_of(answer))
         elif answer.status_code >= 400:
             raise error_of(answer)  # the service's fault, not the record's: the batch is not done
         elif answer.status_code == 201:
@@ -350,7 +354,7 @@ async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Re
     if response.status_code not in RECORD_FAULTS and body is None:
         raise error_of(response)  # the service's fault, not the records': the batch is not done
     if len(batch) == 1:
-        _reject(batch[0], error_of(response), report)
+        report.refused(batch[0], error_of(response))
         return
     for record in batch:  # refused (or held) as a whole: record by record, to find which
         await _write(client, kind, [record], report)
@@ -376,10 +380,3 @@ def _count(kind: str, results: list[dict[str, Any]], report: Report, batch: list
             report.created += 1
         else:
             report.existing += 1
-
-
-def _reject(record: Record, error: ApiError, report: Report) -> None:
-    field_ = (error.field or "record").split(".")[-1]
-    report.rejected.append(
-        {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
-    )

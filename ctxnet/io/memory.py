@@ -27,12 +27,16 @@ from pydantic import BaseModel, ValidationError
 
 from api.dto.continuity import SessionEndIn, SessionIn, ToolCallIn
 from api.dto.conversations import InsightRecordIn, MessageIn, ThreadIn
-from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
+from ctxnet.client import AsyncClient, Call, NotFound, error_of
 
 if TYPE_CHECKING:
     from ctxnet.io.importer import Report, StateFile
     from ctxnet.io.sources import Record
 
+#: Answers that blame the record (it is rejected; the import goes on); any other error is the
+#: service's (the import stops, and a resume sends the batch again). The notes' and edges'
+#: batches (:mod:`ctxnet.io.importer`) are judged the same way.
+RECORD_FAULTS = frozenset({404, 409, 413, 422})
 #: The records this module puts back.
 MEMORY_KINDS = frozenset({"thread", "message", "insight", "session", "toolCall"})
 _MESSAGES = 1_000  # per append, the API's most
@@ -57,6 +61,11 @@ def _valid(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     return model.model_validate(data).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def _missing(kind: str, field: str, data: dict[str, Any]) -> ValidationError:
+    """The error of a record without a field the replay needs (the API's models make it optional)."""
+    return ValidationError.from_exception_data(kind, [{"type": "missing", "loc": (field,), "input": data}])
+
+
 def check_memory(record: Record) -> None:
     """Validate a memory record by the API's models, keeping what the replay needs beside
     (``_thread``, ``_session`` ...); a :class:`ValidationError` rejects it."""
@@ -65,9 +74,7 @@ def check_memory(record: Record) -> None:
         start = _valid(SessionIn, {k: data[k] for k in _SESSION_START if data.get(k) is not None})
         if not start.get("id") or not start.get("agentId"):
             missing = "id" if not start.get("id") else "agentId"
-            raise ValidationError.from_exception_data(
-                "SessionIn", [{"type": "missing", "loc": (missing,), "input": data}]
-            )
+            raise _missing("session", missing, data)
         actions = sorted(data.get("pendingActions") or [], key=lambda a: int(a.get("position") or 0))
         end = None
         if data.get("status") == "ended":
@@ -92,13 +99,9 @@ def check_memory(record: Record) -> None:
     else:
         record.data = _valid(ToolCallIn, given) | {"_session": str(data.get("sessionId") or "")}
     if record.kind == "toolCall" and "position" not in record.data:  # what makes a repeat a repeat
-        raise ValidationError.from_exception_data(
-            record.kind, [{"type": "missing", "loc": ("position",), "input": data}]
-        )
+        raise _missing(record.kind, "position", data)
     if record.kind in ("message", "insight") and not record.data["_thread"]:
-        raise ValidationError.from_exception_data(
-            record.kind, [{"type": "missing", "loc": ("threadId",), "input": data}]
-        )
+        raise _missing(record.kind, "threadId", data)
 
 
 def _public(data: dict[str, Any]) -> dict[str, Any]:
@@ -112,17 +115,11 @@ class Replay:
         self.client, self.report, self.states = client, report, states
         self.folded = report.folded  # notes of this import dedupe folded into a twin
 
-    def _reject(self, record: Record, error: ApiError) -> None:
-        field_ = (error.field or "record").split(".")[-1]
-        self.report.rejected.append(
-            {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
-        )
-
     async def _send(self, record: Record, call: Call) -> dict[str, Any] | None:
         """The answer's body, or ``None`` when the record was at fault (rejected)."""
         answer = await self.client.send(call)
-        if answer.status_code in (404, 409, 413, 422):
-            self._reject(record, error_of(answer))
+        if answer.status_code in RECORD_FAULTS:
+            self.report.refused(record, error_of(answer))
             return None
         if answer.status_code >= 400:
             raise error_of(answer)  # the service's fault: stop, a resume sends it again
@@ -174,7 +171,7 @@ class Replay:
             had = await self.client.request_json("GET", path) if records else {"messageCount": 0}
         except NotFound as error:  # messages or insights of a thread neither imported nor yours
             for record in records:
-                self._reject(record, error)
+                self.report.refused(record, error)
             return related
         messages = [r for r in records if r.kind == "message"]
         for start in range(0, len(messages), _MESSAGES):
@@ -203,12 +200,12 @@ class Replay:
             if answer.status_code < 400:
                 body: dict[str, Any] = answer.json()
                 return body
-            if answer.status_code not in (404, 409, 422):
+            if answer.status_code not in RECORD_FAULTS - {413}:  # too large is the batch's, not a record's
                 raise error_of(answer)
             error = error_of(answer)
             parts = (error.field or "").split(".")
             at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) < len(batch) else 0
-            self._reject(batch[at], error)
+            self.report.refused(batch[at], error)
             batch = batch[:at] + batch[at + 1 :]
         return None
 

@@ -113,9 +113,8 @@ class ToolCallService:
                 before=None, after={"first": first, "last": last,
                                     "tools": sorted({c.tool for c in calls[len(calls) - len(fresh) :]})},
             )  # fmt: skip
-            if given:
-                return {"sessionId": session_id, "first": given[0], "last": given[-1], "appended": len(fresh)}
-            return {"sessionId": session_id, "first": first, "last": last, "appended": len(fresh)}
+            sent = (given[0], given[-1]) if given else (first, last)  # the positions of the calls sent
+            return {"sessionId": session_id, "first": sent[0], "last": sent[1], "appended": len(fresh)}
 
         return await self._gate.write(principal.user_id, work)
 
