@@ -82,7 +82,9 @@ async def get_principal(
     """Resolve ``Authorization: Bearer <key>`` to the principal making the request."""
     services = get_services(request)
     if services.settings.api_key_mode == "disabled":
-        return _in_session(request, Principal(user_id="local", role=Role.HUMAN))
+        principal = _in_session(request, Principal(user_id="local", role=Role.HUMAN))
+        await services.sessions.require_open(principal)
+        return principal
     if credentials is None:
         if request.headers.get("authorization"):
             raise Unauthenticated("the Authorization header must be 'Bearer <key>'")
@@ -90,12 +92,14 @@ async def get_principal(
     principal = _in_session(request, await services.api_keys.resolve(credentials.credentials))
     request.state.principal = principal
     await services.rate_limiter.take(principal)
+    await services.sessions.require_open(principal)  # one indexed read, only with X-Session-ID
     return principal
 
 
 def _in_session(request: Request, principal: Principal) -> Principal:
     """The principal acting in the session its ``X-Session-ID`` header names, if any (422 for
-    a header that is not an id), giving the reason of ``X-Change-Reason`` (at most 500
+    a header that is not an id; whether it names an open session of the caller's is
+    :meth:`SessionService.require_open`'s to check), giving the reason of ``X-Change-Reason`` (at most 500
     characters), if any."""
     session_id = request.headers.get("x-session-id")
     if session_id is not None:

@@ -89,6 +89,24 @@ class SessionService:
         self._db = db
         self._gate = WriteGate(db)
 
+    async def require_open(self, principal: Principal) -> None:
+        """That the session the caller acts in (``X-Session-ID``) is open and its own agent's
+        (a key of no agent, a person's: any open session of its user), else
+        :class:`InvalidInput` on ``X-Session-ID``; no header, nothing to check."""
+        if principal.session_id is None:
+            return
+        rows = await self._db.read(
+            "queries/continuity/session_of_caller", userId=principal.user_id, id=principal.session_id,
+            agentId=principal.agent_id,
+        )  # fmt: skip
+        if not rows:
+            whose = "of this key's agent" if principal.agent_id is not None else "of this user"
+            raise InvalidInput(
+                f"X-Session-ID must name an open session {whose} (not {principal.session_id!r}): start "
+                "one with POST /v1/sessions, and stop sending the header once it has ended",
+                field="X-Session-ID",
+            )
+
     async def start(self, principal: Principal, new: NewSession) -> tuple[dict[str, Any], bool]:
         """Start a session; returns it and whether it is new (an existing id with the same
         request returns it unchanged; with another request it is a :class:`Conflict`)."""

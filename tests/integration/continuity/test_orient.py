@@ -89,6 +89,7 @@ async def test_orient_on_a_prepared_history(make_caller: MakeCaller, db: Databas
     assert (await agent.http.post(f"/v1/corrections/{ids['correction']}/ack", json=ack)).status_code == 200
     again = await orient(agent, "s2")
     assert again["lastCorrections"] == [] and not calls(again)[0].startswith("POST /v1/corrections")
+    assert (await agent.http.post("/v1/sessions", json={"id": "s3"})).status_code == 201
     assert [c["id"] for c in (await orient(agent, "s3"))["lastCorrections"]] == [ids["correction"]]
     # Without a session it says to start one; a person is also pointed at the proposals.
     mine = await orient(person)

@@ -71,6 +71,7 @@ async def test_continuity_writes_are_journaled_with_their_actor(
 async def test_the_journal_filters_and_pages(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="assistant")
     person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    assert (await agent.http.post("/v1/sessions", json={"id": "work"})).status_code == 201
     before = datetime.now(UTC).isoformat()
     for n in range(5):
         await agent.http.post("/v1/sessions", json={"id": f"s{n}"}, headers={"X-Session-ID": "work"})
@@ -89,8 +90,18 @@ async def test_the_journal_filters_and_pages(make_caller: MakeCaller) -> None:
 
     first = (await agent.http.get("/v1/mutations", params={"limit": 4})).json()
     rest = (await agent.http.get("/v1/mutations", params={"limit": 4, "cursor": first["nextCursor"]})).json()
-    assert len(first["items"]) == 4 and len(rest["items"]) == 2 and "nextCursor" not in rest
-    assert [m["id"] for m in first["items"] + rest["items"]] == [m["id"] for m in since]
+    assert len(first["items"]) == 4 and len(rest["items"]) == 3 and "nextCursor" not in rest
+    assert [m["id"] for m in first["items"] + rest["items"]][:-1] == [m["id"] for m in since]
+    assert rest["items"][-1]["targetId"] == "work"  # the session the others were started in
+    # The header names an open session of the caller's own agent: not another's, not an ended one.
+    other = await make_caller(Role.AGENT, agent_id="other", user_id=agent.user_id)
+    for caller, session in ((agent, "nowhere"), (other, "work"), (agent, "s0")):
+        if session == "s0":
+            await agent.http.post("/v1/sessions/s0/end", json={"summary": "Done."})
+        refused = await caller.http.get("/v1/goals", headers={"X-Session-ID": session})
+        assert refused.status_code == 422 and refused.json()["error"]["field"] == "X-Session-ID", session
+    # A person's key may name any open session of its user.
+    assert (await person.http.get("/v1/goals", headers={"X-Session-ID": "work"})).status_code == 200
 
     for params, field in [
         ({"actorRole": "robot"}, "actorRole"),

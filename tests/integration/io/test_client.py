@@ -18,6 +18,7 @@ async def test_the_sync_client_writes_reads_searches_and_pages(
     make_caller: MakeCaller, api: ApiProcess
 ) -> None:
     alice = await make_caller(Role.AGENT, agent_id="writer")
+    assert (await alice.http.post("/v1/sessions", json={"id": "s-client"})).status_code == 201
     with Client(api.base_url, alice.key, session_id="s-client") as cn:
         assert (cn.me().user_id, cn.me().agent_id) == (alice.user_id, "writer")
         made = cn.create_note(
@@ -40,7 +41,7 @@ async def test_the_sync_client_writes_reads_searches_and_pages(
                 for i in range(7)
             ]
         )
-        assert [r.node.id for r in batch.results if r.node] == [f"n{i}" for i in range(7)]
+        assert [r.id for r in batch.results if r.outcome == "created"] == [f"n{i}" for i in range(7)]
         edge = cn.connect("billing", "dependsOn", "n0")
         assert (edge.created, edge.edge.type) == (True, "dependsOn")
         found = cn.search({"query": "who calls auth", "topK": 3})

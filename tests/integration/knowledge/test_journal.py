@@ -22,13 +22,14 @@ async def journal(caller: Caller, **params: Any) -> list[dict[str, Any]]:
 
 async def test_a_create_is_journaled_with_its_fields_and_actor(make_caller: MakeCaller, db: Database) -> None:
     agent = await make_caller(Role.AGENT, agent_id="scribe")
+    assert (await agent.http.post("/v1/sessions", json={"id": "s1"})).status_code == 201
     made = await agent.http.post(
         "/v1/knowledge",
         json=note("n1", "Redis", "We cache sessions in Redis.", tags=["cache"]),
         headers={"X-Session-ID": "s1"},
     )
     assert made.status_code == 201
-    [m] = await journal(agent)
+    [m] = await journal(agent, targetId="n1")
     assert (m["op"], m["targetType"], m["targetId"]) == ("note.create", "Knowledge", "n1")
     assert m["actor"] == {"userId": agent.user_id, "role": "agent", "agentId": "scribe", "sessionId": "s1"}
     assert m["after"] == {
