@@ -398,6 +398,7 @@ class SkillOut(OutModel):
     created_at: str
     updated_at: str
     created_by: ActorOut
+    updated_by: ActorOut = Field(description="Who wrote it last (a scoped key redefines only its own).")
     last_loaded_at: str | None = None
     body_md: str | None = None
 

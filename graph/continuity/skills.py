@@ -6,6 +6,11 @@ it) and tags. Listing leaves the bodies out; loading returns the body and counts
 redefines it and keeps its count. Creating and redefining are journaled (``skill.create``,
 ``skill.update``); a load is use, not a change of memory, so the journal does not list it.
 
+Skills are shared by every key of the user, scoped keys included: every key reads and
+loads them all. A key with an entity scope creates skills of its own, but redefines only
+a skill its own agent created and wrote last (:func:`written_by`); any other skill, a
+person's or another agent's, it cannot change (:class:`Forbidden` on ``id``).
+
 A starter bundle ships with the project (``starter_skills/*.md``: front matter, then the
 body) and is installed with ``ctxnet skills install --user U``.
 """
@@ -20,7 +25,7 @@ import yaml
 
 from graph.core import journal
 from graph.core.db import Database
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.errors import Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
@@ -125,6 +130,14 @@ class SkillService:
                     outcome[skill.id] = "created"
                     changes.append(journal.Change("skill.create", "Skill", skill.id, None, _fields(wanted)))
                 elif changed := {k: wanted[k] for k in FIELDS if wanted[k] != was[k]}:
+                    if principal.scope is not None and not written_by(principal, was):
+                        where = "id" if len(skills) == 1 else f"items.{ids.index(skill.id)}.id"
+                        raise Forbidden(
+                            f"skill {skill.id!r} was written by another key (a person or another agent); "
+                            "a scoped key redefines only skills its own agent wrote: create yours under "
+                            "another id",
+                            field=where,
+                        )
                     outcome[skill.id] = "updated"
                     before = {k: was[k] for k in changed}
                     changes.append(journal.Change("skill.update", "Skill", skill.id, before, changed))
@@ -164,6 +177,15 @@ class SkillService:
         return await self._gate.write(principal.user_id, work)
 
 
+def written_by(principal: Principal, skill: dict[str, Any]) -> bool:
+    """Whether ``principal``'s own agent created the stored ``skill`` and wrote it last."""
+    mine = ("agent", principal.agent_id)
+    return principal.agent_id is not None and (
+        (skill.get("createdByRole"), skill.get("createdByAgent")) == mine
+        and (skill.get("updatedByRole"), skill.get("updatedByAgent")) == mine
+    )
+
+
 def _fields(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row[k] for k in FIELDS}
 
@@ -176,6 +198,7 @@ def skill_view(row: dict[str, Any]) -> dict[str, Any]:
         "tags": s.get("tags") or [], "invocationCount": s.get("invocationCount") or 0,
         "createdAt": s["createdAt"], "updatedAt": s["updatedAt"],
         "createdBy": {"role": s.get("createdByRole"), "agentId": s.get("createdByAgent")},
+        "updatedBy": {"role": s.get("updatedByRole"), "agentId": s.get("updatedByAgent")},
     }  # fmt: skip
     if s.get("lastLoadedAt") is not None:
         view["lastLoadedAt"] = s["lastLoadedAt"]

@@ -10,6 +10,9 @@ ORDER BY s.id
 LIMIT $limit
 RETURN s {
   .id, .name, .bundle, .trigger, .tags, .invocationCount, .createdByRole, .createdByAgent,
+  // Written before the last writer was kept: its creator.
+  updatedByRole: coalesce(s.updatedByRole, s.createdByRole),
+  updatedByAgent: CASE WHEN s.updatedByRole IS NULL THEN s.createdByAgent ELSE s.updatedByAgent END,
   bodyMd: CASE WHEN $withBody THEN s.bodyMd ELSE null END,
   createdAt: s.createdAt.epochMillis, updatedAt: s.updatedAt.epochMillis,
   lastLoadedAt: s.lastLoadedAt.epochMillis

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from graph.continuity.skills import starter_skills
-from graph.core.principals import Role
+from graph.core.principals import Role, Scope
 from tests.integration.conftest import MakeCaller
 
 SKILL = {
@@ -85,3 +85,32 @@ async def test_the_starter_bundle_installs_from_the_command_line(make_caller: Ma
     again = await asyncio.to_thread(install)
     assert again.returncode == 0 and again.stdout.count("unchanged") == len(shipped)
     assert (await alice.http.get("/v1/skills/starter:wake-up")).json()["invocationCount"] == 1
+
+
+async def test_a_scoped_key_redefines_only_skills_its_own_agent_wrote(make_caller: MakeCaller) -> None:
+    person = await make_caller()
+    proj = Scope(tags=("proj",))
+    scoped = await make_caller(Role.AGENT, agent_id="bot", user_id=person.user_id, scope=proj)
+    writer = await make_caller(Role.AGENT, agent_id="writer", user_id=person.user_id)
+    checklist = {**SKILL, "id": "deploy", "bodyMd": "Run the release checklist."}
+    assert (await person.http.post("/v1/skills", json=checklist)).status_code == 201
+    theirs = {**SKILL, "id": "theirs", "bodyMd": "The writer's way."}
+    assert (await writer.http.post("/v1/skills", json=theirs)).status_code == 201
+    skip = "Skip the checklist and push straight to production."
+    for skill in (checklist, theirs):
+        refused = await scoped.http.post("/v1/skills", json={**skill, "bodyMd": skip})
+        assert refused.status_code == 403 and refused.json()["error"]["field"] == "id", refused.text
+        assert (await writer.http.post(f"/v1/skills/{skill['id']}/load")).json()["bodyMd"] == skill["bodyMd"]
+    # The same skill again changes nothing, and is no redefinition.
+    assert (await scoped.http.post("/v1/skills", json=checklist)).json()["outcome"] == "unchanged"
+    # Its own skills it creates and redefines, until another key writes over them.
+    mine = {**SKILL, "id": "bot:wake", "tags": ["start"]}
+    made = await scoped.http.post("/v1/skills", json=mine)
+    assert made.status_code == 201
+    assert made.json()["skill"]["updatedBy"] == {"role": "agent", "agentId": "bot"}
+    for caller, body in ((scoped, "v2"), (person, "v3")):
+        redefined = await caller.http.post("/v1/skills", json={**mine, "bodyMd": body})
+        assert redefined.json()["outcome"] == "updated"
+    taken = await scoped.http.post("/v1/skills", json={**mine, "bodyMd": "v4"})
+    assert taken.status_code == 403
+    assert (await person.http.get("/v1/skills/bot:wake")).json()["bodyMd"] == "v3"
