@@ -5,7 +5,7 @@ skills, each session's tool-call log and its replay, and saved sessions (the wik
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
@@ -56,7 +56,10 @@ from api.dto.continuity import (
     WikiSavedOut,
 )
 from api.dto.errors import BODY, answers
+from api.dto.knowledge import ProposedOut
+from api.routes.knowledge import proposed
 from graph.core.values import check_id
+from graph.knowledge.models import Proposed
 
 router = APIRouter(tags=["continuity"])
 
@@ -217,36 +220,57 @@ async def get_profile(principal: PrincipalDep, services: ServicesDep) -> JSONRes
     return JSONResponse(dump(ProfileOut.model_validate(await services.profile.get(principal))))
 
 
-@router.put("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, *BODY))
+#: The 202 of an agent's profile write over a person's word.
+PROFILE_PROPOSED = (
+    "not applied: it would change a preference or background a person wrote or corrected, or bring "
+    "back one a person removed, so it waits as a proposal"
+)
+_PROFILE_WRITE = answers(403, *BODY, also=(202, PROFILE_PROPOSED, ProposedOut))
+
+
+def _profile_answer(result: dict[str, Any] | Proposed) -> JSONResponse:
+    """The profile as written, or the 202 of the proposal it became."""
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
+    return JSONResponse(dump(ProfileOut.model_validate(result)))
+
+
+@router.put("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=_PROFILE_WRITE)
 async def replace_profile(body: ProfileIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
-    """Replace your whole profile (journaled with who made the change)."""
-    profile = await services.profile.replace(principal, body.preferences, body.background)
-    return JSONResponse(dump(ProfileOut.model_validate(profile)))
+    """Replace your whole profile (journaled with who made the change). An agent's replace
+    that would change or remove what a person wrote waits as a proposal (202)."""
+    return _profile_answer(await services.profile.replace(principal, body.preferences, body.background))
 
 
-@router.patch("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, *BODY))
+@router.patch("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=_PROFILE_WRITE)
 async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Change part of your profile: preferences given are set (`null` removes one), the
-    background changes only if given (`null` clears it). Journaled with who made it."""
-    profile = await services.profile.patch(
-        principal,
-        body.preferences,
-        body.background,
-        background_given="background" in body.model_fields_set,
+    background changes only if given (`null` clears it). Journaled with who made it. An
+    agent's patch of a preference or background a person wrote or corrected, or of one a
+    person removed, waits as a proposal (202)."""
+    return _profile_answer(
+        await services.profile.patch(
+            principal,
+            body.preferences,
+            body.background,
+            background_given="background" in body.model_fields_set,
+        )
     )
-    return JSONResponse(dump(ProfileOut.model_validate(profile)))
 
 
 @router.post(
-    "/profile/promote", response_model=ProfileOut, dependencies=[UNSCOPED], responses=answers(403, 404, *BODY)
+    "/profile/promote",
+    response_model=ProfileOut,
+    dependencies=[UNSCOPED],
+    responses=answers(403, 404, *BODY, also=(202, PROFILE_PROPOSED, ProposedOut)),
 )
 async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Promote preference insights of your conversations into your profile: each becomes a
     preference (named by `names`, else after what it states; valued with its sentence) that
     keeps the insight it came from. 404 names an insight that is not yours; 422 one that is
-    not a preference."""
-    profile = await services.profile.promote(principal, body.insight_ids, body.names)
-    return JSONResponse(dump(ProfileOut.model_validate(profile)))
+    not a preference. An agent's promote over a preference a person wrote waits as a
+    proposal (202)."""
+    return _profile_answer(await services.profile.promote(principal, body.insight_ids, body.names))
 
 
 GoalId = Annotated[str, Path(description="The goal's id.")]

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, ServicesDep
+from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, Services, ServicesDep
 from api.dto.base import dump
 from api.dto.core import UndoneOut
 from api.dto.errors import BODY, answers
@@ -22,16 +22,24 @@ from api.dto.knowledge import (
     ProposedOut,
 )
 from api.routes.knowledge import PROPOSED, proposed
+from graph.continuity.profile import PROPOSAL_OPS as PROFILE_OPS
 from graph.core import journal
 from graph.core.errors import Conflict, NotFound
 from graph.core.values import check_id
 from graph.knowledge.models import Proposed
+from graph.knowledge.proposals import Applier
 
 router = APIRouter()
 
 MutationId = Annotated[str, Path(description="The mutation's id (from GET /v1/mutations).")]
 CorrectionId = Annotated[str, Path(description="The correction's id.")]
 ProposalId = Annotated[str, Path(description="The proposal's id.")]
+
+
+def appliers(services: Services) -> dict[str, Applier]:
+    """Who applies an approved proposal of a write outside the knowledge network: the
+    profile's writes."""
+    return {op: services.profile.approve for op in PROFILE_OPS}
 
 
 @router.post(
@@ -47,13 +55,16 @@ async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -
     delete with its edges to notes that still exist, merge), edges, and the profile. A later
     mutation of the same fields, or a restore that would break an invariant (an edge to a
     deleted note, an id taken since), is a 409 whose `blockingMutation` names what stands in
-    the way; nothing is half-undone. An agent's undo of fields a person corrected waits as a
-    proposal (202)."""
+    the way; nothing is half-undone. An agent's undo of fields a person corrected (of a note),
+    or that would change a preference or background a person wrote or bring back one they
+    removed (of the profile), waits as a proposal (202)."""
     mutation = await journal.find(services.db, principal, check_id(id))
     if mutation is None:
         raise NotFound(f"no mutation {id!r}", field="id")
     if mutation["targetType"] == "Profile":
         undo_id = await services.profile.undo(principal, mutation)
+        if isinstance(undo_id, Proposed):
+            return proposed(undo_id.proposal)
         done = await journal.find(services.db, principal, undo_id) if undo_id else None
         if done is None:
             raise Conflict(f"undoing {id!r} would change nothing", field="id")
@@ -152,12 +163,14 @@ async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: Knowl
 async def approve_proposal(
     id: ProposalId,  # noqa: A002
     principal: PrincipalDep,
-    knowledge: KnowledgeDep,
+    services: ServicesDep,
     body: DecideIn | None = None,
 ) -> JSONResponse:
     """A person applies the proposed write (as their own) and marks it approved, in one
     transaction. Agent keys get 403."""
-    decided = await knowledge.proposals.approve(principal, id, body.reason if body else None)
+    decided = await services.knowledge.proposals.approve(
+        principal, id, body.reason if body else None, appliers=appliers(services)
+    )
     return JSONResponse(dump(ProposalOut.model_validate(decided)))
 
 

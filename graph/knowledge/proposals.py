@@ -5,10 +5,16 @@ the proposal approved (its mutations carry the proposal's id, and the proposal l
 them); a write that no longer applies (the note is gone, the undo is blocked) fails with
 its usual 404 or 409 and leaves the proposal pending. Rejecting only records the decision.
 Only people decide: an agent key gets 403. Both decisions are journaled.
+
+Proposals of writes outside the knowledge network (the profile's ``profile.*``, project
+context's ``project.*``) are applied by the service that owns them, handed to
+:meth:`ProposalService.approve` as an :data:`Applier` per operation: this layer cannot
+import the layers above it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from graph.core import journal
@@ -25,6 +31,9 @@ from graph.knowledge.undo import UndoService
 
 #: The statuses a proposal goes through.
 STATUSES = ("pending", "approved", "rejected")
+#: Applies an approved proposal of another layer's write as the person who approved it:
+#: ``(principal, proposal, then)``, where ``then`` must run in the write's transaction.
+Applier = Callable[[Principal, dict[str, Any], Callable[[Gated, Any], Awaitable[None]]], Awaitable[None]]
 
 
 class ProposalService:
@@ -90,8 +99,16 @@ class ProposalService:
         await journal.record_many(gated, principal, [change])
         return proposal_view(rows[0]["proposal"])
 
-    async def approve(self, principal: Principal, proposal_id: str, reason: str | None) -> dict[str, Any]:
-        """Apply the proposed write as this person and mark the proposal approved, together."""
+    async def approve(
+        self,
+        principal: Principal,
+        proposal_id: str,
+        reason: str | None,
+        *,
+        appliers: Mapping[str, Applier] | None = None,
+    ) -> dict[str, Any]:
+        """Apply the proposed write as this person and mark the proposal approved, together;
+        ``appliers`` apply the operations of other layers (by ``op``)."""
         proposal = await self._decidable(principal, proposal_id)
         decided: dict[str, Any] = {}
 
@@ -102,7 +119,9 @@ class ProposalService:
             await then(gated, None)
 
         op, target, payload = proposal["op"], proposal.get("targetId"), proposal["payload"]
-        if op == "note.create":
+        if appliers and op in appliers:
+            await appliers[op](principal, proposal, then)
+        elif op == "note.create":
             note = note_from_payload(payload["note"])
             await self._notes.create(principal, [note], batch=False, then=then_create, approving=proposal_id)
         elif op == "note.update":
@@ -122,11 +141,13 @@ class ProposalService:
                 principal, payload["sourceId"], EdgeType(payload["type"]), payload["targetId"],
                 approving=proposal_id, then=then,
             )  # fmt: skip
-        else:  # undo
+        elif op == "undo":
             mutation = await journal.find(self._db, principal, payload["mutationId"])
             if mutation is None:
                 raise Conflict(f"the mutation to undo, {payload['mutationId']!r}, is gone", field="id")
             await self._undo.undo(principal, mutation, approving=proposal_id, then=then)
+        else:  # another layer's write, and its service was not handed over
+            raise Conflict(f"a {op} proposal is not applied here", field="id")
         return decided
 
     async def reject(self, principal: Principal, proposal_id: str, reason: str | None) -> dict[str, Any]:

@@ -16,7 +16,8 @@ async def journal(db: Database, user_id: str) -> list[dict[str, object]]:
     """The user's profile mutations, oldest first, with what they are linked to."""
     return await inspect(
         db,
-        "MATCH (m:Mutation {userId: $u}) OPTIONAL MATCH (m)-[:CHANGED]->(p:Profile) "
+        "MATCH (m:Mutation {userId: $u}) WHERE m.targetType = 'Profile' "
+        "OPTIONAL MATCH (m)-[:CHANGED]->(p:Profile) "
         "RETURN m.op AS op, m.role AS role, m.agentId AS agentId, m.seq AS seq, m.before AS before, "
         "m.after AS after, m.targetType AS targetType, p.userId AS profileOf ORDER BY m.seq",
         u=user_id,
@@ -37,12 +38,15 @@ async def test_read_replace_and_patch_with_who_changed_what(make_caller: MakeCal
     assert put.json()["preferences"] == {"theme": "dark", "units": "metric", "verbose": False}
     assert put.json()["sources"]["theme"]["setByRole"] == "human"
 
+    # An agent's removal of what the person wrote waits for them (test_profile_trust.py).
+    held = await assistant.http.patch("/v1/profile", json={"preferences": {"units": None}})
+    assert held.status_code == 202, held.text
     patched = await assistant.http.patch(
-        "/v1/profile", json={"preferences": {"units": None, "editor": "vim", "theme": "dark"}}
+        "/v1/profile", json={"preferences": {"editor": "vim", "theme": "dark"}}
     )
     assert patched.status_code == 200, patched.text
     body = patched.json()
-    assert body["preferences"] == {"editor": "vim", "theme": "dark", "verbose": False}
+    assert body["preferences"] == {"editor": "vim", "theme": "dark", "units": "metric", "verbose": False}
     assert body["background"] == "An SRE."  # not given: unchanged
     assert body["sources"]["editor"] == {
         **body["sources"]["editor"],
@@ -69,8 +73,8 @@ async def test_read_replace_and_patch_with_who_changed_what(make_caller: MakeCal
         ("profile.replace", "human", None),
     ]  # the last PUT changed nothing and is not journaled
     assert {c["profileOf"] for c in changes} == {person.user_id}
-    assert json.loads(str(changes[1]["before"]))["preferences"]["units"] == "metric"
-    assert "units" not in json.loads(str(changes[1]["after"]))["preferences"]
+    assert "editor" not in json.loads(str(changes[1]["before"]))["preferences"]
+    assert json.loads(str(changes[1]["after"]))["preferences"]["editor"] == "vim"
     seqs = [int(str(c["seq"])) for c in changes]
     assert seqs == sorted(seqs) and len(set(seqs)) == 4
 
