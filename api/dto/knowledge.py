@@ -176,8 +176,11 @@ class NoteOut(OutModel):
     tags: list[str]
     created_at: str
     updated_at: str
-    merge_count: int = 0
-    merges: list[MergeOut] = Field(default_factory=list)
+    merge_count: int = Field(default=0, description="How many creates were merged into this note.")
+    merges: list[MergeOut] = Field(
+        default_factory=list,
+        description="The newest 3 of them at most; GET /v1/knowledge/{id}/merges pages them all.",
+    )
     embedding: list[float] | None = None
     source_ref: str | None = None
 
@@ -232,16 +235,46 @@ class CreatedNoteOut(OutModel):
         description="True when an earlier create of this id was merged (this one changed nothing).",
     )
     proposal: ProposalOut | None = None
-    created: bool | None = Field(
+
+
+class ProposalRefOut(OutModel):
+    """A proposal a batch item became (the whole of it: ``GET /v1/proposals``)."""
+
+    id: str
+    status: Literal["pending", "approved", "rejected"]
+
+
+class NoteBatchItemOut(OutModel):
+    """What became of one item of a batch: its outcome and the ids that name it, not the note."""
+
+    id: str | None = Field(
         default=None,
-        description="In a batch: whether this note is new (false: the id existed, or it was merged).",
+        description="created / existing: the note's id; merged / proposed: the id asked for, if any.",
     )
+    outcome: Literal["created", "existing", "merged", "proposed"] = Field(
+        description="created: a new note; existing: the id existed with these fields; merged: "
+        "folded into its twin (mergedInto); proposed: held back by a person's correction (proposal)."
+    )
+    merged_into: str | None = Field(default=None, description="merged: the twin it was folded into.")
+    already_merged: bool | None = Field(
+        default=None,
+        description="merged: true when an earlier create of this id was merged (this one changed nothing).",
+    )
+    proposal: ProposalRefOut | None = None
 
 
 class NoteBatchOut(OutModel):
     """Outcomes in request order."""
 
-    results: list[CreatedNoteOut]
+    results: list[NoteBatchItemOut]
+
+
+class MergePageOut(OutModel):
+    """A page of a note's merge records, newest first."""
+
+    items: list[MergeOut]
+    merge_count: int = Field(description="How many creates were merged into the note in all.")
+    next_cursor: str | None = None
 
 
 class NotePageOut(OutModel):

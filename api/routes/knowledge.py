@@ -18,6 +18,7 @@ from api.dto.knowledge import (
     EdgeBatchOut,
     EdgeIn,
     EdgeListOut,
+    MergePageOut,
     NeighborhoodOut,
     NoteBatchIn,
     NoteBatchOut,
@@ -25,7 +26,6 @@ from api.dto.knowledge import (
     NoteOut,
     NotePageOut,
     NotePatchIn,
-    ProposalOut,
     ProposedOut,
     SearchIn,
     SearchOut,
@@ -33,13 +33,13 @@ from api.dto.knowledge import (
 from api.responses import FastJSONResponse
 from graph.core.values import check_id
 from graph.knowledge.models import (
-    CreateResult,
     EdgeType,
     KnowledgeSource,
     KnowledgeStatus,
     KnowledgeType,
     Proposed,
 )
+from graph.knowledge.views import batch_result_view
 
 router = APIRouter(tags=["knowledge"])
 #: Its own tag in the OpenAPI document; included after ``router``.
@@ -110,25 +110,18 @@ async def create_notes(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
-    """Create up to 1,000 notes in one transaction: all of them, or none. A note an agent
-    may not write (see the single create) is reported as `{proposal}` in its place."""
+    """Create up to 1,000 notes in one transaction: all of them, or none. Each item answers
+    its outcome and ids, not the note: `{id, outcome: created|existing|merged|proposed,
+    mergedInto?, alreadyMerged?, proposal?: {id, status}}`. A note an agent may not write
+    (see the single create) is `proposed`."""
     results = await knowledge.notes.create(principal, [n.to_domain() for n in body.items], batch=True)
-    # The service builds the documented shape; re-validating 1,000 notes through NoteBatchOut
-    # would only cost time (the single create still goes through CreatedNoteOut).
-    out = {"results": [_created(r) for r in results]}
+    # Outcomes and ids only: a batch folded into one note must not repeat that note (with its
+    # merge records) once per item. Built in the documented shape, not re-validated.
+    out = {"results": [batch_result_view(r, n.id) for r, n in zip(results, body.items, strict=True)]}
     status = 201 if any(r.created for r in results) else 200
     if status == 200 and any(r.proposal is not None for r in results):
         status = 202
     return FastJSONResponse(out, status_code=status)
-
-
-def _created(result: CreateResult) -> dict[str, Any]:
-    if result.proposal is not None:
-        return {"proposal": dump(ProposalOut.model_validate(result.proposal))}
-    if result.merged_into:
-        earlier = {"alreadyMerged": True} if result.already_merged else {}
-        return {"node": result.node, "mergedInto": result.merged_into, "created": False} | earlier
-    return {"node": result.node, "created": result.created}
 
 
 @router.get("/knowledge", response_model=NotePageOut)
@@ -172,13 +165,28 @@ async def get_note(
         ),
     ] = False,
 ) -> JSONResponse:
-    """One note, with the record of the creates merged into it. An id dedupe folded into a
-    twin is not a note (404), unless `followMerges=true`: then the twin, whose `merges`
-    name the id."""
+    """One note, with how many creates were merged into it (`mergeCount`) and the newest 3
+    of them (`merges`; all of them: `GET /v1/knowledge/{id}/merges`). An id dedupe folded
+    into a twin is not a note (404), unless `followMerges=true`: then the twin, one of whose
+    merge records names the id."""
     node = await knowledge.notes.get(
         principal, id, with_embedding=include_embedding, follow_merges=follow_merges
     )
     return JSONResponse(dump(NoteOut.model_validate(node)))
+
+
+@router.get("/knowledge/{id}/merges", response_model=MergePageOut, responses=answers(404, 422))
+async def note_merges(
+    id: NoteId,  # noqa: A002
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """The creates merged into a note, newest first, a page at a time (a note carries only
+    its `mergeCount` and newest 3 inline)."""
+    page = await knowledge.merges.page(principal, id, limit=limit, cursor=cursor)
+    return JSONResponse(dump(MergePageOut.model_validate(page)))
 
 
 @router.patch(

@@ -8,8 +8,10 @@ then the edges (by source, type, target); then conversation memory: the threads 
 each thread's messages (in order) and the insights extracted from it (by id); then the
 sessions (oldest first, each with the pending actions it left and where they are now),
 and each session's tool calls (in order). A note keeps its status, its merges (the creates
-folded into it, for the record) and, with ``--embeddings``, its vector; it is written with
-``dedupe: false``, so an import makes each note as it was, not folded into a look-alike.
+folded into it, for the record, newest first: all of them, through
+``GET /v1/knowledge/{id}/merges`` when the note carries fewer inline) and, with
+``--embeddings``, its vector; it is written with ``dedupe: false``, so an import makes each
+note as it was, not folded into a look-alike.
 
 Exporting, importing into an empty user and exporting again gives the same lines but for
 what the import cannot carry over, as ``docs/import.md`` lists: the header's time and user,
@@ -69,7 +71,10 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
         line = {"record": "note"} | {k: note[k] for k in NOTE_FIELDS if k in note}
         line |= {"status": note["status"], "dedupe": False, "createdAt": note["createdAt"]}
         line |= {"updatedAt": note["updatedAt"], "mergeCount": note.get("mergeCount", 0)}
-        line |= {"merges": note.get("merges", [])}
+        merges = note.get("merges", [])
+        if note.get("mergeCount", 0) > len(merges):  # a note carries only its newest few inline
+            merges = await _pages(client, f"/v1/knowledge/{quote(note['id'], safe='')}/merges", limit=500)
+        line |= {"merges": merges}
         if embeddings and note.get("embedding"):
             line["embedding"] = note["embedding"]
         lines.append(line)

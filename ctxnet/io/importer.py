@@ -367,16 +367,16 @@ def _count(kind: str, results: list[dict[str, Any]], report: Report, batch: list
                 report.edges_created += 1
             else:
                 report.edges_existing += 1
-        elif "proposal" in result:
+        elif result["outcome"] == "proposed":
             report.proposed += 1
-        elif result.get("mergedInto"):
+        elif result["outcome"] == "merged":
             if result.get("alreadyMerged"):  # folded by an earlier run: nothing changed now
                 report.existing += 1
             else:
                 report.merged += 1
             if record.data.get("id"):
                 report.folded[str(record.data["id"])] = str(result["mergedInto"])
-        elif result.get("created"):
+        elif result["outcome"] == "created":
             report.created += 1
         else:
             report.existing += 1

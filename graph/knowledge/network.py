@@ -16,6 +16,7 @@ from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.corrections import CorrectionService
 from graph.knowledge.edges import EdgeService
+from graph.knowledge.merges import MergeRecords
 from graph.knowledge.notes import NoteService
 from graph.knowledge.proposals import ProposalService
 from graph.knowledge.retrieval import RetrievalService
@@ -33,6 +34,7 @@ class KnowledgeNetwork:
     undo: UndoService
     corrections: CorrectionService
     proposals: ProposalService
+    merges: MergeRecords
 
     @classmethod
     def from_settings(cls, db: Database, embedder: Embedder, settings: Settings) -> KnowledgeNetwork:
@@ -51,4 +53,5 @@ class KnowledgeNetwork:
             undo=undo,
             corrections=CorrectionService(db, window_days=settings.correction_window_days),
             proposals=ProposalService(db, notes, edges, undo),
+            merges=MergeRecords(db),
         )

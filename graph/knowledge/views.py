@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.core.values import iso_millis
-from graph.knowledge.models import EdgeType, KnowledgeStatus
+from graph.knowledge.models import CreateResult, EdgeType, KnowledgeStatus
 
 
 def edge_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -28,20 +28,59 @@ def edge_view(row: dict[str, Any]) -> dict[str, Any]:
     return edge
 
 
+def merge_view(merge: dict[str, Any]) -> dict[str, Any]:
+    """A merge record as the API shows it, made JSON-ready in place (its time as ISO, empty
+    optional fields and the paging keys ``id`` and ``position`` dropped)."""
+    merge["mergedAt"] = iso_millis(merge["mergedAt"])
+    for key in ("id", "position"):
+        merge.pop(key, None)
+    for key in ("requestedId", "sourceRef"):
+        if merge.get(key, 0) is None:
+            del merge[key]
+    return merge
+
+
 def note_view(node: dict[str, Any]) -> dict[str, Any]:
     """A note as the Cypher note projections return it, made JSON-ready in place (times to
-    ISO strings, empty optional fields dropped)."""
+    ISO strings, empty optional fields dropped). The projections carry ``mergeCount`` and
+    only the newest few merge records (``GET /v1/knowledge/{id}/merges`` pages the rest)."""
     node["createdAt"] = iso_millis(node["createdAt"])
     node["updatedAt"] = iso_millis(node["updatedAt"])
+    if node.get("mergeCount") is None:
+        node["mergeCount"] = 0
     for key in ("embedding", "sourceRef"):
         if node.get(key, 0) is None:
             del node[key]
     for merge in node.get("merges") or ():
-        merge["mergedAt"] = iso_millis(merge["mergedAt"])
-        for key in ("requestedId", "sourceRef"):
-            if merge.get(key, 0) is None:
-                del merge[key]
+        merge_view(merge)
     return node
+
+
+def batch_result_view(result: CreateResult, requested_id: str | None) -> dict[str, Any]:
+    """One item's outcome in a batch create's answer: what became of it and the ids that
+    name it, never the note itself (1,000 items folded into one note would repeat it, with
+    its merge records, 1,000 times).
+
+    ``outcome`` is ``created`` (``id``: the new note), ``existing`` (the id existed with the
+    same fields), ``merged`` (``id``: the id asked for, if any; ``mergedInto``: the twin;
+    ``alreadyMerged`` when an earlier create of that id was folded and this one changed
+    nothing) or ``proposed`` (``proposal``: its id and status)."""
+    if result.proposal is not None:
+        view: dict[str, Any] = {"outcome": "proposed"}
+        if requested_id is not None:
+            view["id"] = requested_id
+        view["proposal"] = {"id": result.proposal["id"], "status": result.proposal["status"]}
+        return view
+    if result.merged_into:
+        view = {"outcome": "merged"}
+        if requested_id is not None:
+            view["id"] = requested_id
+        view["mergedInto"] = result.merged_into
+        if result.already_merged:
+            view["alreadyMerged"] = True
+        return view
+    assert result.node is not None  # noqa: S101 - a create that is not a proposal has its note
+    return {"id": result.node["id"], "outcome": "created" if result.created else "existing"}
 
 
 def created_note_view(row: dict[str, Any], stamp: str) -> dict[str, Any]:

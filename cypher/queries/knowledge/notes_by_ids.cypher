@@ -1,4 +1,5 @@
-// Notes of one user by id, as the API shows them (embedding only when asked for).
+// Notes of one user by id, as the API shows them (embedding only when asked for), each
+// with its mergeCount and only its 3 newest merge records (the rest: note_merges, paged).
 // Times are epoch milliseconds: hydrating driver DateTime objects costs more than the query.
 MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
@@ -6,8 +7,12 @@ RETURN n {
   .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
-  merges: [(n)-[:MERGED_FROM]->(m:MergedNote) | m {
-    .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
-    mergedAt: m.mergedAt.epochMillis
-  }]
+  merges: COLLECT {
+    MATCH (n)-[:MERGED_FROM]->(m:MergedNote)
+    WITH m ORDER BY m.mergedAt DESC, m.id DESC LIMIT 3
+    RETURN m {
+      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+      mergedAt: m.mergedAt.epochMillis
+    }
+  }
 } AS node

@@ -162,10 +162,14 @@ RETURN
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
-    merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
-      mergedAt: mn.mergedAt.epochMillis
-    }]
+    merges: COLLECT {
+      MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)
+      WITH mn ORDER BY mn.mergedAt DESC, mn.id DESC LIMIT 3
+      RETURN mn {
+        .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+        mergedAt: mn.mergedAt.epochMillis
+      }
+    }
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
   [r IN edges | {

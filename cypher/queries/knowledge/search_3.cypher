@@ -166,10 +166,14 @@ CALL (hits, hitIds) {
     view: m {
       .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
       createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
-      merges: [(m)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-        .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
-        mergedAt: mn.mergedAt.epochMillis
-      }]
+      merges: COLLECT {
+        MATCH (m)-[:MERGED_FROM]->(mn:MergedNote)
+        WITH mn ORDER BY mn.mergedAt DESC, mn.id DESC LIMIT 3
+        RETURN mn {
+          .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+          mergedAt: mn.mergedAt.epochMillis
+        }
+      }
     },
     depth: nearest.depth,
     via: [v IN nearest.vias | {
@@ -190,10 +194,14 @@ RETURN
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
-    merges: [(h)-[:MERGED_FROM]->(mn:MergedNote) | mn {
-      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
-      mergedAt: mn.mergedAt.epochMillis
-    }]
+    merges: COLLECT {
+      MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)
+      WITH mn ORDER BY mn.mergedAt DESC, mn.id DESC LIMIT 3
+      RETURN mn {
+        .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+        mergedAt: mn.mergedAt.epochMillis
+      }
+    }
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
   [r IN edges | {

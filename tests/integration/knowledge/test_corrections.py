@@ -213,7 +213,8 @@ async def test_a_fact_a_person_deleted_is_not_written_back_by_an_agent(make_call
     answer = await agent.http.post("/v1/knowledge/batch", json={"items": batch})
     assert answer.status_code == 201
     results = answer.json()["results"]
-    assert "proposal" in results[0] and results[1]["node"]["id"] == "b2"
+    assert results[0]["outcome"] == "proposed" and "proposal" in results[0]
+    assert results[1] == {"id": "b2", "outcome": "created"}
     assert await fields(agent, "again") is None and await fields(agent, "b1") is None
     # A person's own create goes through; undoing the delete retires the correction.
     assert (await person.http.post("/v1/knowledge", json={**wrong, "id": "mine"})).status_code == 201

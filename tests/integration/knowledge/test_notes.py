@@ -165,7 +165,7 @@ async def test_batch_is_all_or_nothing(make_caller: MakeCaller, db: Database) ->
     ]
     response = await alice.http.post("/v1/knowledge/batch", json={"items": items})
     assert response.status_code == 201, response.text
-    assert [r["node"]["id"] for r in response.json()["results"]] == [f"b{i}" for i in range(5)]
+    assert response.json()["results"] == [{"id": f"b{i}", "outcome": "created"} for i in range(5)]
 
     bad = [note("Fine", "Fine content.", id="c1"), note("Bad", "x", confidence=7, id="c2")]
     rejected = await alice.http.post("/v1/knowledge/batch", json={"items": bad})
