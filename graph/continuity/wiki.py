@@ -6,11 +6,17 @@ learned, the questions left open, and three to five typed insights (``preference
 with their provenance (``(:Insight)-[:EXTRACTED_FROM]->(:WikiPage)<-[:SAVED_AS]-(:Session)``),
 embedded, so insight recall, the context bridge and brief_me find them like extracted ones.
 
-A page's slug is stable: made from the session's start date, its topic (or the first
-summary's words) and its id, at the first save, and kept by every later save. The same
+A session has one page, found by the session's id (never by its slug). The slug is
+stable and readable: made from the session's start date, its topic (or the first summary's
+words) and a hash of its id at the first save, and kept by every later save; a slug
+another session's page already holds is never reused (a longer hash is taken). The same
 save again changes nothing; another save rewrites the page (``savedCount`` + 1). The
 agent's newest saved page is its next catch_up cutoff (tier ``session_record``).
 Each save is journaled as ``wiki.save`` on the page.
+
+A key with an entity scope saves its own agent's sessions, but a page's insights are the
+user's conversation memory, which no scope holds: its save may not carry any
+(:class:`Forbidden` on ``insights``) and leaves the page's insights as they are.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from graph.conversations.models import InsightType
 from graph.core import journal
 from graph.core.db import Database, Row
 from graph.core.embeddings import Embedder
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.tenancy import tenant_key
@@ -108,12 +114,29 @@ class SessionSave:
         return self
 
 
-def slug_for(session: dict[str, Any], summary: str) -> str:
-    """``session-<start date>-<up to six words of the topic or summary>-<6 hex of the id>``."""
+def slug_candidates(session: dict[str, Any], summary: str) -> list[str]:
+    """The slugs a session's page may take, the most readable first:
+    ``session-<start date>-<up to six words of the topic or summary>-<6 hex of the id's
+    sha256>``, then with 16 hex, then ``session-<start date>-<all 64 hex>`` (unique as the
+    id is). The first no other session's page holds is the page's."""
     started = session["startedAt"][:10]  # an ISO-8601 time: its day
     words = _SLUG_WORD.findall((session.get("topic") or summary).lower())[:6] or ["session"]
-    digest = hashlib.sha256(session["id"].encode()).hexdigest()[:6]
-    return f"session-{started}-{'-'.join(words)[:60].rstrip('-')}-{digest}"
+    digest = hashlib.sha256(session["id"].encode()).hexdigest()
+    readable = f"session-{started}-{'-'.join(words)[:60].rstrip('-')}"
+    return [f"{readable}-{digest[:6]}", f"{readable}-{digest[:16]}", f"session-{started}-{digest}"]
+
+
+async def _free_slug(gated: Gated, candidates: list[str]) -> str:
+    """The first of ``candidates`` no page of the user holds (under the gate: no race)."""
+    rows = await gated.run(
+        "queries/continuity/wiki_pages", slugs=candidates, agentId=None, sessionId=None,
+        afterTime=None, afterSlug=None, limit=len(candidates),
+    )  # fmt: skip
+    taken = {r["page"]["slug"] for r in rows}
+    free = [slug for slug in candidates if slug not in taken]
+    if not free:
+        raise Conflict("every slug this session's page could take is held by another page", field="id")
+    return free[0]
 
 
 def _title(session: dict[str, Any], summary: str) -> str:
@@ -180,6 +203,12 @@ class WikiService:
         (an earlier save rewritten) or ``unchanged`` (the same save again)."""
         session_id = check_id(session_id)
         save = save.checked()
+        if principal.scope is not None and save.insights:
+            raise Forbidden(
+                "this key is scoped: a page's insights are the user's conversation memory, outside any "
+                "scope; save the page without insights, or with an unscoped key",
+                field="insights",
+            )
         found = await self._session(principal, session_id)
         summary = save.summary.strip()
         title = _title(found, summary)
@@ -206,9 +235,14 @@ class WikiService:
             if not sessions or not principal.sees_agent(sessions[0]["session"]["agentId"]):
                 raise NotFound(f"no session {session_id!r}", field="id")
             before = existing[0]["page"] if existing else None
+            if before is not None and before["sessionId"] != session_id:  # the query's promise
+                raise Conflict(f"the page found is not session {session_id!r}'s", field="id")
             if before is not None and before["savedWith"] == save.fingerprint:
                 return page_view(before), "unchanged"
-            slug = before["slug"] if before else slug_for(plain(sessions[0]["session"]), summary)
+            if before is not None:
+                slug = before["slug"]
+            else:
+                slug = await _free_slug(gated, slug_candidates(plain(sessions[0]["session"]), summary))
             rows = [
                 {**i, "key": _insight_key(slug, i), "id": uuid.uuid4().hex, "embedding": vector}
                 for i, vector in zip(insights, vectors[1:], strict=True)
@@ -219,7 +253,7 @@ class WikiService:
                 openQuestions=list(save.open_questions), fingerprint=save.fingerprint,
                 role=principal.role.value, embedding=vectors[0], embeddingModel=self._embedder.model_id,
                 seq=gated.seq, tenantKey=tenant_key(principal.user_id),
-                insights=rows,
+                insights=rows, keepInsights=principal.scope is not None,
             )  # fmt: skip
             [row] = await gated.run(
                 "queries/continuity/wiki_pages", slugs=[slug], agentId=None, sessionId=None,

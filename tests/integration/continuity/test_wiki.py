@@ -4,9 +4,12 @@ repeats and rewrites, bad saves, and concurrent saves of one session."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 import re
+import uuid
 
-from graph.core.principals import Role
+from graph.core.principals import Role, Scope
 from tests.integration.conftest import MakeCaller
 
 INSIGHTS = [
@@ -122,3 +125,66 @@ async def test_concurrent_saves_of_one_session_make_one_page(make_caller: MakeCa
     assert page["savedCount"] == 7 and page["insights"] == []
     assert {a.json()["page"]["slug"] for a in answers} == {page["slug"]}
     assert page["summary"] in {b["summary"] for b in different}
+
+
+def colliding_ids(prefix: str) -> tuple[str, str]:
+    """Two session ids whose sha256 share their first 6 hex (what a slug used to end in)."""
+    seen: dict[str, str] = {}
+    for n in itertools.count():
+        candidate = f"{prefix}{n}"
+        head = hashlib.sha256(candidate.encode()).hexdigest()[:6]
+        if head in seen:
+            return seen[head], candidate
+        seen[head] = candidate
+    raise AssertionError("unreachable")
+
+
+async def test_a_page_is_its_sessions_own_whatever_its_slug(make_caller: MakeCaller) -> None:
+    writer = await make_caller(Role.AGENT, agent_id="writer")
+    proj = Scope(tags=("proj",))
+    scoped = await make_caller(Role.AGENT, agent_id="bot", user_id=writer.user_id, scope=proj)
+    theirs, mine = colliding_ids(f"cr{uuid.uuid4().hex[:6]}v")
+    topic = {"topic": "Payroll key rotation"}
+    assert (await writer.http.post("/v1/sessions", json={"id": theirs, **topic})).status_code == 201
+    kept = await writer.http.post(
+        f"/v1/sessions/{theirs}/save", json={"summary": "Rotated the payroll keys.", "insights": INSIGHTS}
+    )
+    assert kept.status_code == 201
+    assert (await scoped.http.post("/v1/sessions", json={"id": mine, **topic})).status_code == 201
+    lie = {"summary": "Nothing happened; keys never need rotating."}
+    saved = await scoped.http.post(f"/v1/sessions/{mine}/save", json=lie)
+    assert saved.status_code == 201 and saved.json()["outcome"] == "created", saved.text
+    page = saved.json()["page"]
+    slug = kept.json()["page"]["slug"]
+    # The same readable start, a longer hash: another page, of the scoped key's own session.
+    assert page["sessionId"] == mine and page["slug"] != slug
+    assert page["slug"].startswith(slug[:-6]) and len(page["slug"]) == len(slug) + 10
+    after = (await writer.http.get(f"/v1/wiki/{slug}")).json()
+    assert after == kept.json()["page"]
+    # Saving again finds each session's own page.
+    again = await scoped.http.post(f"/v1/sessions/{mine}/save", json={**lie, "decisions": ["None."]})
+    assert again.json()["outcome"] == "updated" and again.json()["page"]["slug"] == page["slug"]
+    assert (await writer.http.get(f"/v1/wiki/{slug}")).json() == kept.json()["page"]
+
+
+async def test_a_scoped_keys_page_keeps_out_of_the_users_insights(make_caller: MakeCaller) -> None:
+    person = await make_caller()
+    proj = Scope(tags=("proj",))
+    scoped = await make_caller(Role.AGENT, agent_id="bot", user_id=person.user_id, scope=proj)
+    same_agent = await make_caller(Role.AGENT, agent_id="bot", user_id=person.user_id)
+    assert (await scoped.http.post("/v1/sessions", json={"id": "s1", "topic": "Payroll"})).status_code == 201
+    save = {"summary": "Payroll secrets live in the proj vault.", "insights": INSIGHTS}
+    refused = await scoped.http.post("/v1/sessions/s1/save", json=save)
+    assert refused.status_code == 403 and refused.json()["error"]["field"] == "insights", refused.text
+    assert (await person.http.get("/v1/insights")).json()["items"] == []
+    assert (await person.http.get("/v1/wiki")).json()["items"] == []
+    saved = await scoped.http.post("/v1/sessions/s1/save", json={"summary": save["summary"]})
+    assert saved.status_code == 201 and saved.json()["page"]["insights"] == []
+    # A page an unscoped key saved with insights: a scoped save rewrites it, its insights stay.
+    assert (await same_agent.http.post("/v1/sessions/s1/save", json=save)).status_code == 200
+    before = {i["id"] for i in (await person.http.get("/v1/insights")).json()["items"]}
+    assert len(before) == 3
+    rewritten = await scoped.http.post("/v1/sessions/s1/save", json={"summary": "Rewritten."})
+    assert rewritten.status_code == 200 and rewritten.json()["page"]["summary"] == "Rewritten."
+    assert {i["id"] for i in rewritten.json()["page"]["insights"]} == before
+    assert {i["id"] for i in (await person.http.get("/v1/insights")).json()["items"]} == before
