@@ -6,6 +6,12 @@ newest on top), then closed ones, most recently closed first, so a fresh session
 was in flight without asking. A goal with open subgoals cannot be completed (complete or
 abandon them first); abandoning a goal abandons its open subgoals with it. Every change is
 journaled (``goal.set``, ``goal.complete``, ``goal.abandon``).
+
+A key with an entity scope reaches only the goals its own agent set: it sees, completes and
+abandons those only. Its abandon takes along only the open subgoals that hang from the goal
+through its own agent's goals; another key's subgoals stay open. An answer never names a
+goal it cannot see: a ``complete`` blocked by them counts them ("2 open subgoals set by
+others").
 """
 
 from __future__ import annotations
@@ -136,14 +142,14 @@ class GoalService:
                 if goal["status"] == status and goal.get("outcome") == outcome:
                     return goal  # the same close again changes nothing
                 raise Conflict(f"goal {goal_id!r} is {goal['status']} already", field="id")
-            [open_row] = await gated.run("queries/continuity/goal_open_subgoals", id=goal_id)
-            below: list[str] = list(open_row["active"])
-            if below and status == "completed":
-                raise Conflict(
-                    f"goal {goal_id!r} has open subgoals ({', '.join(map(repr, below[:5]))}); "
-                    "complete or abandon them first",
-                    field="id",
-                )
+            [open_row] = await gated.run(
+                "queries/continuity/goal_open_subgoals", id=goal_id, agentId=principal.agent_view(None)
+            )
+            active: list[dict[str, Any]] = list(open_row["active"])
+            if active and status == "completed":
+                said = _open_subgoals(active)
+                raise Conflict(f"goal {goal_id!r} has {said}; complete or abandon them first", field="id")
+            below = [str(sub["id"]) for sub in active if sub["reached"]]
             rows: list[dict[str, Any]] = [{"id": goal_id, "outcome": outcome}] + [
                 {"id": sub, "outcome": f"abandoned with {goal_id}"} for sub in below
             ]
@@ -164,6 +170,16 @@ class GoalService:
             return closed
 
         return await self._gate.write(principal.user_id, work)
+
+
+def _open_subgoals(active: list[dict[str, Any]]) -> str:
+    """The open subgoals as a 409 names them: by id those the caller sees, the others by count."""
+    seen = [repr(sub["id"]) for sub in active if sub["sees"]]
+    hidden = len(active) - len(seen)
+    said = [f"open subgoals ({', '.join(seen[:5])}{', ...' if len(seen) > 5 else ''})"] if seen else []
+    if hidden:
+        said.append(f"{hidden} open subgoal{'s' if hidden != 1 else ''} set by others")
+    return " and ".join(said)
 
 
 def goal_view(row: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from graph.core.principals import Role
+from graph.core.principals import Role, Scope
 from tests.integration.conftest import MakeCaller
 
 
@@ -100,3 +100,32 @@ async def test_concurrent_pushes_of_one_user_and_other_users(make_caller: MakeCa
     assert (await bob.http.get("/v1/goals/same")).status_code == 404
     assert (await bob.http.post("/v1/goals/same/complete")).status_code == 404
     assert (await bob.http.post("/v1/goals", json={"title": "Mine", "parentId": "same"})).status_code == 404
+
+
+async def test_a_scoped_key_closes_only_goals_its_agent_set(make_caller: MakeCaller) -> None:
+    writer = await make_caller(Role.AGENT, agent_id="writer")
+    proj = Scope(tags=("proj",))
+    scoped = await make_caller(Role.AGENT, agent_id="bot", user_id=writer.user_id, scope=proj)
+    for caller, goal in (
+        (scoped, {"id": "g1", "title": "Mine"}),
+        (writer, {"id": "g2-writer-secret", "title": "Theirs", "parentId": "g1"}),
+        (scoped, {"id": "g3", "title": "Mine below", "parentId": "g1"}),
+        (writer, {"id": "g4-writer-secret", "title": "Theirs below mine", "parentId": "g3"}),
+    ):
+        assert (await caller.http.post("/v1/goals", json=goal)).status_code == 201
+    blocked = await scoped.http.post("/v1/goals/g1/complete", json={})
+    message = blocked.json()["error"]["message"]
+    assert blocked.status_code == 409 and "'g3'" in message and "2 open subgoals set by others" in message
+    assert "secret" not in blocked.text
+    abandoned = await scoped.http.post("/v1/goals/g1/abandon", json={"reason": "Dropped."})
+    assert abandoned.status_code == 200 and "secret" not in abandoned.text
+    statuses = {g["id"]: g["status"] for g in (await writer.http.get("/v1/goals")).json()["items"]}
+    assert statuses == {
+        "g1": "abandoned", "g3": "abandoned", "g2-writer-secret": "active", "g4-writer-secret": "active",
+    }  # fmt: skip
+    # An unscoped key's abandon still takes every open subgoal along.
+    assert (await writer.http.post("/v1/goals", json={"id": "top", "title": "Top"})).status_code == 201
+    sub = {"id": "sub", "title": "Sub", "parentId": "top"}
+    assert (await writer.http.post("/v1/goals", json=sub)).status_code == 201
+    assert (await writer.http.post("/v1/goals/top/abandon", json={})).status_code == 200
+    assert (await writer.http.get("/v1/goals/sub")).json()["status"] == "abandoned"
