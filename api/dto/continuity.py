@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field, StringConstraints, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import BoundedJson, CamelModel, JsonBounds, OutModel, non_blank
 from graph.continuity.catchup import MAX_PER_SECTION
 from graph.continuity.goals import NewGoal
 from graph.continuity.sessions import NewSession, SessionEnd
@@ -19,6 +19,9 @@ from graph.core.principals import Scope
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
+#: The preferences as sent, checked as free-form JSON before their names and values are
+#: (keys and strings UTF-8, integers within 64 bits, finite numbers): 200 of them fit.
+PREFERENCE_BOUNDS = JsonBounds(max_depth=2, max_bytes=512_000)
 
 
 class BridgeConfigOut(OutModel):
@@ -283,14 +286,18 @@ PreferenceName = Annotated[str, StringConstraints(strip_whitespace=True, min_len
 class ProfileIn(CamelModel):
     """The whole profile."""
 
-    preferences: dict[PreferenceName, PreferenceValue] = Field(default_factory=dict, max_length=200)
+    preferences: Annotated[dict[PreferenceName, PreferenceValue], PREFERENCE_BOUNDS] = Field(
+        default_factory=dict, max_length=200
+    )
     background: str | None = Field(default=None, max_length=8_000)
 
 
 class ProfilePatchIn(CamelModel):
     """Changes to the profile: a preference set to null is removed; background only if given."""
 
-    preferences: dict[PreferenceName, PreferenceValue | None] = Field(default_factory=dict, max_length=200)
+    preferences: Annotated[dict[PreferenceName, PreferenceValue | None], PREFERENCE_BOUNDS] = Field(
+        default_factory=dict, max_length=200
+    )
     background: str | None = Field(default=None, max_length=8_000)
 
 
@@ -421,8 +428,10 @@ class ToolCallIn(CamelModel):
     """One tool call an agent made."""
 
     tool: str = Field(min_length=1, max_length=200, description="The tool's name.")
-    arguments: Any = Field(
-        default=None, description="As given (any JSON, at most 16 KiB); stored, never executed."
+    arguments: BoundedJson = Field(
+        default=None,
+        description="As given (any JSON: at most 16 KiB, nested at most 20 deep, integers within "
+        "64 bits); stored, never executed.",
     )
     result_summary: str | None = Field(default=None, max_length=4_000)
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)

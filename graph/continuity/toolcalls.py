@@ -53,12 +53,7 @@ class ToolCallService:
             raise InvalidInput(f"1 to {MAX_BATCH} calls per request", field="items")
         rows = []
         for i, call in enumerate(calls):
-            arguments = json.dumps(call.arguments, ensure_ascii=False)
-            if len(arguments.encode()) > MAX_ARGUMENTS:
-                raise InvalidInput(
-                    f"arguments are {len(arguments.encode())} bytes as JSON; at most {MAX_ARGUMENTS}",
-                    field=f"items.{i}.arguments",
-                )
+            arguments = _stored_json(call.arguments, f"items.{i}.arguments")
             rows.append({
                 "tool": call.tool, "arguments": arguments, "resultSummary": call.result_summary,
                 "durationMs": call.duration_ms, "at": call.at.isoformat() if call.at else None,
@@ -135,6 +130,21 @@ class ToolCallService:
         )  # fmt: skip
         items = [_view(r["call"]) for r in rows[:limit]]
         return items, str(items[-1]["position"]) if len(rows) > limit else None
+
+
+def _stored_json(value: Any, field: str) -> str:
+    """``value`` as the JSON text a call keeps (UTF-8), or a 422 naming ``field``, never an
+    error of another kind: the API bounds ``arguments`` first (``api.dto.base.JsonBounds``),
+    and this holds for any other caller (a lone surrogate, NaN, a value too deep to encode)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        size = len(text.encode())
+    except (ValueError, TypeError, RecursionError, UnicodeError) as exc:
+        why = "lone surrogate, not UTF-8" if isinstance(exc, UnicodeError) else type(exc).__name__
+        raise InvalidInput(f"arguments are not JSON that can be stored ({why})", field=field) from None
+    if size > MAX_ARGUMENTS:
+        raise InvalidInput(f"arguments are {size} bytes as JSON; at most {MAX_ARGUMENTS}", field=field)
+    return text
 
 
 def _view(row: dict[str, Any]) -> dict[str, Any]:
