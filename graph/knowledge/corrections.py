@@ -273,15 +273,23 @@ class CorrectionService:
         self, principal: Principal, correction_id: str, *, session_id: str, action_taken: str
     ) -> dict[str, Any]:
         """Record that ``session_id`` has seen the correction and what it did (idempotent: a
-        second acknowledgement by the same session keeps the first)."""
+        second acknowledgement by the same session keeps the first). The session must be one
+        of the caller's own agent, open or ended (a person's key: any session of its user),
+        else :class:`NotFound` on ``sessionId``: no key acknowledges for another agent, which
+        would then never be shown the correction."""
         check_id(correction_id)
         check_id(session_id, "sessionId")
 
         async def work(gated: Gated) -> dict[str, Any]:
-            if principal.scope is not None:
-                about = await gated.run("queries/knowledge/correction_target", id=correction_id)
-                if not about or not principal.sees(about[0]["targetId"], about[0]["tags"]):
-                    raise NotFound(f"no correction {correction_id!r}", field="id")
+            about = await gated.run(
+                "queries/knowledge/correction_target", id=correction_id, sessionId=session_id,
+                agentId=principal.agent_id,
+            )  # fmt: skip
+            if not about or not principal.sees(about[0]["targetId"], about[0]["tags"]):
+                raise NotFound(f"no correction {correction_id!r}", field="id")
+            if not about[0]["ownSession"]:
+                whose = "of this key's agent" if principal.agent_id is not None else "of this user"
+                raise NotFound(f"no session {session_id!r} {whose}", field="sessionId")
             rows = await gated.run(
                 "queries/knowledge/correction_ack", id=correction_id, sessionId=session_id,
                 actionTaken=action_taken,

@@ -180,3 +180,37 @@ async def test_every_way_to_widen_a_scope_fails(make_caller: MakeCaller) -> None
     assert (await by_id.http.get("/v1/knowledge/in-a")).status_code == 404
     everything = (await alice.http.get("/v1/knowledge")).json()["items"]
     assert {"in-a", "out-x", "out-y", "twin"} <= {n["id"] for n in everything}
+
+
+async def test_a_key_acknowledges_corrections_only_for_its_own_agents_sessions(
+    make_caller: MakeCaller,
+) -> None:
+    person = await make_caller()
+    writer = await make_caller(Role.AGENT, agent_id="writer", user_id=person.user_id)
+    scoped = await make_caller(
+        Role.AGENT, agent_id="bot", user_id=person.user_id, scope=Scope(tags=("proj",))
+    )
+    assert (await writer.http.post("/v1/knowledge", json=note("cr-s-n", "proj"))).status_code == 201
+    fixed = await person.http.patch("/v1/knowledge/cr-s-n", json={"content": "Fixed by a person."})
+    assert fixed.status_code == 200
+    [correction] = (await person.http.get("/v1/corrections")).json()["items"]
+    for caller, session in ((writer, "w-s1"), (scoped, "b-s1")):
+        assert (await caller.http.post("/v1/sessions", json={"id": session})).status_code == 201
+    ack = f"/v1/corrections/{correction['id']}/ack"
+
+    # Not another agent's session, nor one that does not exist: 404 naming sessionId.
+    for caller, session in ((scoped, "w-s1"), (scoped, "nowhere"), (writer, "b-s1")):
+        refused = await caller.http.post(ack, json={"sessionId": session, "actionTaken": "Seen."})
+        assert refused.status_code == 404 and refused.json()["error"]["field"] == "sessionId", refused.text
+    waiting = await writer.http.post("/v1/orient", json={}, headers={"X-Session-ID": "w-s1"})
+    assert [c["id"] for c in waiting.json()["lastCorrections"]] == [correction["id"]]
+    # Its own session's, open or ended; a person's key, any session of its user.
+    assert (
+        await scoped.http.post(ack, json={"sessionId": "b-s1", "actionTaken": "Seen."})
+    ).status_code == 200
+    assert (await scoped.http.post("/v1/sessions/b-s1/end", json={"summary": "Done."})).status_code == 200
+    acked = await scoped.http.post(ack, json={"sessionId": "b-s1", "actionTaken": "Seen."})
+    assert acked.status_code == 200 and len(acked.json()["acknowledgements"]) == 1
+    assert (
+        await person.http.post(ack, json={"sessionId": "w-s1", "actionTaken": "Told it."})
+    ).status_code == 200

@@ -257,6 +257,7 @@ async def test_corrections_are_listed_to_each_session_until_it_acknowledges(make
         return [c["id"] for c in answer.json()["items"]]
 
     [cid] = await unacked("s1")
+    assert (await agent.http.post("/v1/sessions", json={"id": "s1"})).status_code == 201  # its own
     acks = [
         agent.http.post(
             f"/v1/corrections/{cid}/ack", json={"sessionId": "s1", "actionTaken": "Updated my notes."}
