@@ -82,6 +82,17 @@ class DescribedIn(_EntryIn):
         )  # fmt: skip
 
 
+class RecordedByOut(OutModel):
+    """Who recorded a project context entry."""
+
+    role: Literal["human", "agent", "system"]
+    agent_id: str | None = None
+    proposed_by_role: Literal["human", "agent", "system"] | None = Field(
+        default=None, description="For an entry a person approved: the proposer's role."
+    )
+    proposed_by_agent: str | None = None
+
+
 class EntryOut(OutModel):
     """A decision, pattern or constraint as stored (a knowledge note that is project context)."""
 
@@ -100,6 +111,10 @@ class EntryOut(OutModel):
     supersedes: list[str]
     created_at: str
     updated_at: str
+    recorded_by: RecordedByOut | None = Field(
+        default=None,
+        description="Who recorded it; for an agent's proposal a person approved, who proposed it.",
+    )
 
 
 class EntryPageOut(OutModel):
@@ -209,6 +224,15 @@ class InstructionsOut(OutModel):
     text: str
     decisions: list[UsedDecisionOut] = Field(description="The decisions in the text, newest first.")
     dropped: list[str] = Field(description="Ids of decisions left out: the budget was spent.")
+    cut: list[str] = Field(
+        default_factory=list,
+        description="Ids of decisions in the text that were cut to their first 2,000 characters "
+        "(marked in the text; GET /v1/decisions/{id} has them whole).",
+    )
+    not_read: int = Field(
+        default=0,
+        description="Older active decisions not read at all: only the newest 500 are considered.",
+    )
     tokens: int
     token_budget: int
     tokenizer: str

@@ -28,6 +28,7 @@ from graph.core.errors import Conflict, NotFound
 from graph.core.values import check_id
 from graph.knowledge.models import Proposed
 from graph.knowledge.proposals import Applier
+from graph.project.context import PROPOSAL_OPS as PROJECT_OPS
 
 router = APIRouter()
 
@@ -38,8 +39,10 @@ ProposalId = Annotated[str, Path(description="The proposal's id.")]
 
 def appliers(services: Services) -> dict[str, Applier]:
     """Who applies an approved proposal of a write outside the knowledge network: the
-    profile's writes."""
-    return {op: services.profile.approve for op in PROFILE_OPS}
+    profile's writes and the project context's records."""
+    return {op: services.profile.approve for op in PROFILE_OPS} | {
+        op: services.project.approve for op in PROJECT_OPS
+    }
 
 
 @router.post(

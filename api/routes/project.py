@@ -33,7 +33,7 @@ from api.dto.project import (
     UnifiedSearchIn,
     UnifiedSearchOut,
 )
-from api.routes.knowledge import PROPOSED, proposed
+from api.routes.knowledge import proposed
 from graph.core.principals import Principal
 from graph.project.context import Recorded
 from graph.project.models import ProjectKind
@@ -45,6 +45,11 @@ DecisionId = Annotated[str, Path(description="The decision's id.")]
 AgentId = Annotated[str, Path(description="The agent's id (as on its API keys).")]
 Status = Literal["active", "superseded", "archived"]
 Limit = Annotated[int, Query(ge=1, le=500)]
+#: The 202 of an agent's project context write.
+PROPOSED = (
+    "not applied: an agent's entry waits for a person's approval (CTXNET_AGENT_CONTEXT_NEEDS_APPROVAL), "
+    "and an agent's supersede of a person's decision waits too; a person approves or rejects the proposal"
+)
 
 
 @dataclass(frozen=True)
@@ -94,8 +99,13 @@ async def record_decision(body: DecisionIn, principal: PrincipalDep, services: S
     agents it affects (those in `agents`, or every agent) have it in their instructions from
     now on (`refreshedAgents`), and each conversation it may affect gets a system message
     `[CONTEXT UPDATE] New architectural decision may affect this conversation: <title>`
-    (`notifiedThreads`, with why). The same decision again answers 200 and tells nobody."""
-    recorded = await services.project.record(principal, body.to_domain())
+    (`notifiedThreads`, with why). The same decision again answers 200 and tells nobody.
+    An agent key's decision waits as a proposal (202) until a person approves it (unless
+    `CTXNET_AGENT_CONTEXT_NEEDS_APPROVAL=false`); agent-written text is marked with its author
+    in instructions and notices, and its notice is an `assistant` message, not `system`."""
+    recorded = await services.project.record(
+        principal, body.to_domain(), needs_approval=services.settings.agent_context_needs_approval
+    )
     if (held := _proposed(recorded)) is not None:
         return held
     out = RecordedOut.model_validate(
@@ -139,7 +149,8 @@ async def supersede_decision(
 ) -> JSONResponse:
     """Decision `byId` supersedes this one: a `supersedes` edge from it, which marks this one
     superseded; it leaves its agents' instructions at once (`refreshedAgents`). Again: the
-    same answer, nothing changes. 409 if it would close a loop of supersedes edges."""
+    same answer, nothing changes. 409 if it would close a loop of supersedes edges. An agent's
+    supersede of a decision a person recorded or approved waits as a proposal (202)."""
     recorded = await services.project.supersede(principal, id, body.by_id)
     if (held := _proposed(recorded)) is not None:
         return held
@@ -152,7 +163,9 @@ async def supersede_decision(
 async def _record(
     principal: Principal, services: ServicesDep, body: DescribedIn, kind: ProjectKind
 ) -> JSONResponse:
-    recorded = await services.project.record(principal, body.to_domain(kind))
+    recorded = await services.project.record(
+        principal, body.to_domain(kind), needs_approval=services.settings.agent_context_needs_approval
+    )
     if (held := _proposed(recorded)) is not None:
         return held
     return JSONResponse(
@@ -217,7 +230,8 @@ async def put_agent_docs(
     services: ServicesDep,
 ) -> JSONResponse:
     """Replace an agent's documentation: its capabilities, its own constraints and its base
-    instructions (the start of its instructions)."""
+    instructions (the start of its instructions). An agent key writes only its own agent's
+    docs (another id: 403 naming it); a person's key writes any."""
     docs = await services.agent_docs.put(principal, id, body.to_domain())
     return JSONResponse(dump(AgentDocsOut.model_validate(docs)))
 
@@ -267,7 +281,9 @@ async def agent_instructions(
     """The agent's base instructions and every active decision that affects it, as one text
     in the seed's template ("Respect these architectural decisions: ..."), within
     `tokenBudget` (newest decisions first; what did not fit is in `dropped`). Always
-    current: a decision recorded or superseded is in or out of the next read."""
+    current: a decision recorded or superseded is in or out of the next read. Bounded: the
+    newest 500 decisions are read (`notRead` counts the others), each cut to 2,000
+    characters with a marker (`cut`); agent-written ones say who recorded them."""
     text = await services.agent_docs.instructions(principal, id, token_budget)
     return JSONResponse(dump(InstructionsOut.model_validate(text)))
 

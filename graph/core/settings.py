@@ -171,6 +171,13 @@ class Settings(BaseSettings):
         gt=0,
         description="Threads active within this many days are the ones a new decision may notify.",
     )
+    agent_context_needs_approval: bool = Field(
+        default=True,
+        description="A decision, pattern or constraint an agent key records waits as a proposal (202) "
+        "until a person approves it, so agent-written text reaches other agents' instructions and "
+        "conversations only with a person's word; false lets agents record them directly, marked "
+        "with their author (docs/project.md, 'Who may write').",
+    )
     search_exact_max_notes: int = Field(
         default=300, ge=0, description="Users with at most this many notes are searched exactly."
     )

@@ -12,10 +12,17 @@ carry the project's active decisions.
   superseded a moment ago is in (or out of) the very next read. Within a token budget,
   counted offline; the newest decisions first, and what did not fit is named. ``revision``
   is a hash of the text: an agent that caches its instructions re-reads when it changes.
+  The work is bounded whatever the user stored: the newest ``MAX_DECISIONS`` decisions are
+  read (the others are only counted), each cut to ``MAX_DECISION_CHARS`` with a marker,
+  counting stops once the budget is full, and the counting runs off the event loop.
+  A decision an agent wrote is marked with its author (``(recorded by agent X)``).
+
+An agent key writes only its own agent's docs: another id is a 403 naming it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
@@ -23,11 +30,13 @@ from graph.continuity.tokens import TokenCounter
 from graph.core import journal
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import InvalidInput
+from graph.core.errors import Forbidden, InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, iso_millis
 from graph.core.vectors import cosine_from_score
+from graph.knowledge.corrections import is_agent
+from graph.project.context import authorship, recorded_by
 from graph.project.models import AgentDocs
 
 #: The instructions of an agent whose docs give none (the seed's).
@@ -37,6 +46,15 @@ DECISIONS_HEADER = "Respect these architectural decisions:"
 CLOSING = "When in doubt about approaches, query the project documentation."
 #: Most lines (capabilities plus constraints) one agent's docs may hold.
 MAX_LINES = 200
+#: Most active decisions one read of instructions considers (the newest); older ones are
+#: counted, not read: a 100,000-token budget holds about 500 decision lines of 200 tokens.
+MAX_DECISIONS = 500
+#: Longest decision text instructions carry; a longer one is cut and marked.
+MAX_DECISION_CHARS = 2_000
+#: What ends a cut decision (``{id}``: where the whole of it is).
+CUT_MARKER = " [...] (cut; the whole decision: GET /v1/decisions/{id})"
+#: Fewest tokens a decision line takes ("\n- t: d"): below this room, the budget is full.
+MIN_LINE_TOKENS = 5
 
 
 class AgentDocService:
@@ -49,8 +67,15 @@ class AgentDocService:
         self._counter = counter
 
     async def put(self, principal: Principal, agent_id: str, docs: AgentDocs) -> dict[str, Any]:
-        """Replace an agent's docs; answers them as stored."""
+        """Replace an agent's docs; answers them as stored. An agent key writes only its own
+        (:class:`Forbidden` naming the other id)."""
         agent_id = check_id(agent_id, "id")
+        if is_agent(principal) and principal.agent_id != agent_id:
+            raise Forbidden(
+                f"this key is agent {principal.agent_id!r}'s: it writes only its own docs, not agent "
+                f"{agent_id!r}'s; a person's key writes any agent's",
+                field="id",
+            )
         lines = [("capability", text) for text in docs.capabilities] + [
             ("constraint", text) for text in docs.constraints
         ]
@@ -134,51 +159,76 @@ class AgentDocService:
         """Base instructions plus the active decisions that affect the agent, as one text
         within ``token_budget`` tokens (the newest decisions first)."""
         agent_id = check_id(agent_id, "id")
-        user = principal.user_id
         docs = await self.get(principal, agent_id)
-        decisions = await self._db.read(
-            "queries/project/instructions_decisions", userId=user, agentId=agent_id
-        )
+        [found] = await self._db.read(
+            "queries/project/instructions_decisions", userId=principal.user_id, agentId=agent_id,
+            limit=MAX_DECISIONS, maxChars=MAX_DECISION_CHARS,
+        )  # fmt: skip
         base = docs["baseInstructions"] or DEFAULT_BASE
-        used: list[dict[str, Any]] = []
-        dropped: list[str] = []
-        text = f"{base}\n\n{CLOSING}"
-        tokens = self._counter.count(text)
-        if tokens > token_budget:
-            raise InvalidInput(
-                f"the agent's base instructions alone are {tokens} tokens; the budget is {token_budget}",
-                field="tokenBudget",
-            )
-        # Counted line by line (a line's tokens do not merge across its newline), then the
-        # whole text once: what did not fit goes, newest decisions first in.
-        room = token_budget - self._counter.count(_render(base, ["-"])) + self._counter.count("\n-")
-        lines: list[str] = []
-        for d in decisions:
-            line = f"- {d['title']}: {d['decision']}"
-            size = self._counter.count(f"\n{line}")
-            if size > room:
-                dropped.append(d["id"])
-                continue
-            room -= size
-            lines.append(line)
-            used.append({"id": d["id"], "title": d["title"], "date": d["date"]})
-        text = _render(base, lines)
-        tokens = self._counter.count(text)
-        while tokens > token_budget and lines:  # a merge the line counts missed: drop the oldest
-            lines.pop()
-            dropped.append(used.pop()["id"])
-            text = _render(base, lines)
-            tokens = self._counter.count(text)
+        # Tokenising is CPU work (up to MAX_DECISIONS lines): a thread, not the event loop.
+        fitted = await asyncio.to_thread(_fit, self._counter, base, found["decisions"], token_budget)
+        text = fitted["text"]
         return {
             "agentId": agent_id,
             "text": text,
-            "decisions": used,
-            "dropped": dropped,
-            "tokens": tokens,
+            "decisions": fitted["used"],
+            "dropped": fitted["dropped"],
+            "cut": fitted["cut"],
+            "notRead": found["total"] - len(found["decisions"]),
+            "tokens": fitted["tokens"],
             "tokenBudget": token_budget,
             "tokenizer": self._counter.name,
             "revision": hashlib.sha256(text.encode()).hexdigest()[:16],
         }
+
+
+def _line(d: dict[str, Any]) -> str:
+    """A decision as instructions list it: cut ones marked, agent-written ones attributed."""
+    body = d["decision"]
+    if d["cut"]:  # a cut between the halves of a surrogate pair would leave half of one
+        body = body[:-1] if body and "\ud800" <= body[-1] <= "\udbff" else body
+        body += CUT_MARKER.format(id=d["id"])
+    return f"- {d['title']}: {body}{authorship(recorded_by(d))}"
+
+
+def _fit(counter: TokenCounter, base: str, decisions: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    """The instructions text within ``budget``: the newest decisions that fit, in order, and
+    the ids of those that did not; counting stops once no line can fit any more."""
+    text = f"{base}\n\n{CLOSING}"
+    tokens = counter.count(text)
+    if tokens > budget:
+        raise InvalidInput(
+            f"the agent's base instructions alone are {tokens} tokens; the budget is {budget}",
+            field="tokenBudget",
+        )
+    # Counted line by line (a line's tokens do not merge across its newline), then the
+    # whole text once: what did not fit goes, newest decisions first in.
+    room = budget - counter.count(_render(base, ["-"])) + counter.count("\n-")
+    lines: list[str] = []
+    used: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for i, d in enumerate(decisions):
+        if room < MIN_LINE_TOKENS:  # full: the rest is dropped without counting
+            dropped.extend(rest["id"] for rest in decisions[i:])
+            break
+        line = _line(d)
+        size = counter.count(f"\n{line}")
+        if size > room:
+            dropped.append(d["id"])
+            continue
+        room -= size
+        lines.append(line)
+        used.append({"id": d["id"], "title": d["title"], "date": d["date"]})
+    text = _render(base, lines)
+    tokens = counter.count(text)
+    while tokens > budget and lines:  # a merge the line counts missed: drop the oldest
+        lines.pop()
+        dropped.append(used.pop()["id"])
+        text = _render(base, lines)
+        tokens = counter.count(text)
+    kept = {u["id"] for u in used}
+    cut = [d["id"] for d in decisions if d["cut"] and d["id"] in kept]
+    return {"text": text, "tokens": tokens, "used": used, "dropped": dropped, "cut": cut}
 
 
 def _render(base: str, lines: list[str]) -> str:

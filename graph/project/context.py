@@ -22,12 +22,28 @@ and refuses a loop.
   ``notify_floor`` similar to the decision, or that a session of an agent it names
   is about; the closest ``decision_notify_max_threads``. The message's id is derived from
   the decision and the thread, and a decision already recorded notifies nobody again.
+
+**Who may write** (a person's word holds here too):
+
+* an entry an **agent** records (a decision, pattern or constraint) is not stored: it waits
+  as a ``project.record`` proposal (202) until a person approves it (then it is recorded as
+  theirs, announced then, and marks the agent that proposed it), unless the deployment opts
+  out (``CTXNET_AGENT_CONTEXT_NEEDS_APPROVAL=false``): then it is recorded at once, marked
+  with its author;
+* an agent's supersede of a decision a person recorded (or approved) waits as an
+  ``edge.connect`` proposal (the knowledge network holds a status a person wrote);
+* what agent-written text reaches other agents is marked with its author: the entry's
+  ``recordedBy``, ``(recorded by agent X)`` in instructions and notices (``(proposed by
+  agent X, approved by a person)`` once approved), and the notice of a decision an agent
+  recorded unapproved is an ``assistant`` message, not a ``system`` one: only a person's
+  word speaks with the system's voice.
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,16 +51,18 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from graph.continuity.agents import AgentRegistry
-from graph.conversations.models import NewMessage, Role
+from graph.conversations.models import NewMessage
+from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
-from graph.core.gate import Gated
-from graph.core.principals import Principal
+from graph.core.gate import Gated, WriteGate
+from graph.core.principals import Principal, Role
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
+from graph.knowledge import corrections
 from graph.knowledge.edges import EdgeService
 from graph.knowledge.models import CreateResult, EdgeType, KnowledgeSource, NewEdge, NewNote, Proposed
 from graph.knowledge.notes import NoteService
@@ -53,8 +71,27 @@ from graph.project.models import NewEntry, ProjectKind
 #: Insights a thread may bring among a decision's closest (the insight half asks the index
 #: for this many per thread it may notify).
 INSIGHTS_PER_THREAD = 4
-#: The system message a thread gets when a decision that may affect it is recorded.
+#: The message a thread gets when a decision that may affect it is recorded.
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
+#: The proposal operations :meth:`ProjectContextService.approve` applies.
+PROPOSAL_OPS = ("project.record",)
+#: Runs in the transaction that applies an approved proposal (marks it approved).
+Then = Callable[[Gated, Any], Awaitable[None]]
+
+
+def authorship(recorded_by: dict[str, Any] | None) -> str:
+    """How instructions and notices mark agent-written text: ``" (recorded by agent X)"``,
+    ``" (proposed by agent X, approved by a person)"``, nothing for a person's own."""
+    if not recorded_by:
+        return ""
+    agent = recorded_by.get("agentId")
+    who = f"agent {agent}" if agent else "an agent"
+    if recorded_by.get("role") == Role.HUMAN.value:  # approved: the person recorded it
+        proposer = recorded_by.get("proposedByAgent")
+        if recorded_by.get("proposedByRole") in (None, Role.HUMAN.value):
+            return ""
+        return f" (proposed by {'agent ' + proposer if proposer else 'an agent'}, approved by a person)"
+    return f" (recorded by {who})"
 
 
 @dataclass(frozen=True)
@@ -100,12 +137,34 @@ class ProjectContextService:
         self._plan = plan or VectorPlanConfig()
 
     # --- record -------------------------------------------------------------------------------
-    async def record(self, principal: Principal, entry: NewEntry) -> Recorded:
+    async def record(
+        self,
+        principal: Principal,
+        entry: NewEntry,
+        *,
+        needs_approval: bool = True,
+        approving: dict[str, Any] | None = None,
+        then: Then | None = None,
+    ) -> Recorded:
         """Store an entry (the same id and fields again: nothing changes, nobody is told
-        again; the same id with other fields: :class:`Conflict`)."""
+        again; the same id with other fields: :class:`Conflict`).
+
+        An agent's new entry waits as a proposal while ``needs_approval`` (the setting).
+        ``approving`` is the proposal a person approved, when this record is one, and
+        ``then`` runs in the same transaction (it marks the proposal approved)."""
         entry_id = check_id(entry.id) if entry.id else uuid.uuid4().hex
         agents = [check_id(a, f"agents.{i}") for i, a in enumerate(entry.agents)]
         date = entry.date or datetime.now(UTC).date().isoformat()
+        if needs_approval and approving is None and corrections.is_agent(principal):
+            proposal = await self._propose(principal, entry, entry_id, date, agents)
+            if proposal is not None:
+                return Recorded(entry=None, created=False, proposal=proposal)
+        proposer = approving["proposedBy"] if approving else None
+        recorded_by = {
+            "role": principal.role.value, "agentId": principal.agent_id,
+            "proposedByRole": proposer["role"] if proposer else None,
+            "proposedByAgent": proposer.get("agentId") if proposer else None,
+        }  # fmt: skip
         [vector] = await self._embedder.embed([f"{entry.title}\n{entry.body}"])  # before the gate
         threads: list[dict[str, Any]] = []
         known: list[str] = []
@@ -122,30 +181,27 @@ class ProjectContextService:
         }
         done = Recorded(entry=None, created=False)
 
-        async def then(gated: Gated, results: list[CreateResult]) -> None:
-            [result] = results
-            if result.proposal is not None:
-                return
-            if not result.created:
-                await self._same_entry(gated, entry_id, fields, dated=entry.date is not None)
-                return
+        async def announce(gated: Gated) -> None:
             await gated.run(
                 "queries/project/context_mark", id=entry_id, label=entry.kind.label, kind=entry.kind.value,
                 context=entry.context, consequences=fields["consequences"], date=date, agents=agents,
+                proposedByRole=recorded_by["proposedByRole"], proposedByAgent=recorded_by["proposedByAgent"],
             )  # fmt: skip
-            await journal.record(
-                gated, principal, op="project.record", target_type="Knowledge", target_id=entry_id,
-                before=None, after=fields,
-            )  # fmt: skip
+            await journal.record_many(gated, principal, [journal.Change(
+                "project.record", "Knowledge", entry_id, None, fields,
+                proposal_id=approving["id"] if approving else None,
+            )])  # fmt: skip
             if entry.kind is not ProjectKind.DECISION:
                 return
-            notice = NOTICE.format(title=entry.title)
+            notice = NOTICE.format(title=entry.title) + authorship(recorded_by)
+            # Only a person's word (recorded or approved) speaks with the system's voice.
+            voice = MessageRole.SYSTEM if recorded_by["role"] == Role.HUMAN.value else MessageRole.ASSISTANT
             told = []  # built afresh: the driver may run this transaction function again
             for thread in threads:
                 message_id = _notice_id(entry_id, thread["threadId"])
                 try:
                     await append_messages(
-                        gated, principal, thread["threadId"], [message_id], [NewMessage(Role.SYSTEM, notice)]
+                        gated, principal, thread["threadId"], [message_id], [NewMessage(voice, notice)]
                     )
                 except NotFound:
                     continue  # deleted since it was found: nobody left to tell
@@ -158,6 +214,17 @@ class ProjectContextService:
                 )
             done.refreshed_agents, done.notified_threads = self._affected_agents(agents, known), told
 
+        async def marked(gated: Gated, results: list[CreateResult]) -> None:
+            [result] = results
+            if result.proposal is not None:
+                return
+            if not result.created:
+                await self._same_entry(gated, entry_id, fields, dated=entry.date is not None)
+            else:
+                await announce(gated)
+            if then is not None:
+                await then(gated, None)
+
         [result] = await self._notes.create(
             principal,
             [
@@ -168,13 +235,48 @@ class ProjectContextService:
                 )
             ],
             batch=False,
-            then=then,
+            then=marked,
+            approving=approving["id"] if approving else None,
         )  # fmt: skip
         if result.proposal is not None:
             return Recorded(entry=None, created=False, proposal=result.proposal)
         done.entry = await self.get(principal, entry.kind, entry_id)
         done.created = result.created
         return done
+
+    async def _propose(
+        self, principal: Principal, entry: NewEntry, entry_id: str, date: str, agents: list[str]
+    ) -> dict[str, Any] | None:
+        """An agent's new entry as a proposal for a person (``None``: the id is taken, so the
+        usual record answers: the same entry again, or a 409)."""
+        payload = {
+            "id": entry_id, "kind": entry.kind.value, "title": entry.title, "body": entry.body,
+            "context": entry.context, "consequences": list(entry.consequences), "date": date,
+            "agents": agents, "tags": list(entry.tags),
+        }  # fmt: skip
+
+        async def work(gated: Gated) -> dict[str, Any] | None:
+            if entry.id:
+                [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=[entry_id], scope=None)
+                if found["ids"]:
+                    return None
+            return await corrections.propose(
+                gated, principal, op="project.record", target_id=entry_id, payload=payload,
+                fields=[entry.kind.value], corrections=[],
+            )  # fmt: skip
+
+        return await WriteGate(self._db).write(principal.user_id, work)
+
+    async def approve(self, principal: Principal, proposal: dict[str, Any], then: Then) -> None:
+        """Record a proposed entry as ``principal`` (a person who approved it), with ``then``
+        in the same transaction (:mod:`graph.knowledge.proposals` dispatches here)."""
+        p = proposal["payload"]
+        entry = NewEntry(
+            kind=ProjectKind(p["kind"]), title=p["title"], body=p["body"], id=p["id"], context=p["context"],
+            consequences=tuple(p["consequences"]), date=p["date"], agents=tuple(p["agents"]),
+            tags=tuple(p["tags"]),
+        )  # fmt: skip
+        await self.record(principal, entry, approving=proposal, then=then)
 
     @staticmethod
     async def _same_entry(gated: Gated, entry_id: str, fields: dict[str, Any], *, dated: bool) -> None:
@@ -283,8 +385,9 @@ class ProjectContextService:
     async def supersede(self, principal: Principal, decision_id: str, by_id: str) -> Recorded:
         """Decision ``by_id`` supersedes ``decision_id``: the knowledge network's supersedes
         edge, which marks the old one superseded (its agents' instructions drop it at once).
-        Again: nothing changes. An agent's supersede of a status a person corrected waits as
-        a proposal; one that would close a loop is a :class:`Conflict`."""
+        Again: nothing changes. An agent's supersede of a decision a person recorded (or
+        approved), or of a status a person corrected, waits as a proposal; one that would
+        close a loop is a :class:`Conflict`."""
         decision_id, by_id = check_id(decision_id), check_id(by_id, "byId")
         if decision_id == by_id:
             raise InvalidInput("a decision cannot supersede itself", field="byId")
@@ -297,11 +400,10 @@ class ProjectContextService:
         for name, node_id in (("id", decision_id), ("byId", by_id)):
             if rows.get(node_id, {}).get("kind") != ProjectKind.DECISION.value:
                 raise NotFound(f"no decision {node_id!r}", field=name)
-        made = await self._edges.connect(
-            principal,
-            [NewEdge(by_id, EdgeType.SUPERSEDES, decision_id, source=KnowledgeSource.DECISION)],
-            batch=False,
-        )
+        # The knowledge network holds an agent's edge that would flip a status a person
+        # wrote or corrected: a person's decision is superseded by an agent only by proposal.
+        edge = NewEdge(by_id, EdgeType.SUPERSEDES, decision_id, source=KnowledgeSource.DECISION)
+        made = await self._edges.connect(principal, [edge], batch=False)
         if isinstance(made, Proposed):
             return Recorded(entry=None, created=False, proposal=made.proposal)
         [(_, created)] = made
@@ -336,5 +438,15 @@ def entry_view(row: dict[str, Any]) -> dict[str, Any]:
         "date": e.get("decidedOn"), "status": e["status"], "agents": e.get("agents") or [],
         "tags": e.get("tags") or [], "supersededBy": e.get("supersededBy") or [],
         "supersedes": e.get("supersedes") or [], "createdAt": e["createdAt"], "updatedAt": e["updatedAt"],
+        "recordedBy": recorded_by(e),
     }  # fmt: skip
     return view
+
+
+def recorded_by(row: dict[str, Any]) -> dict[str, Any]:
+    """Who recorded an entry (``createdByRole``, ``createdByAgent``) and, for one a person
+    approved, the agent that proposed it (``proposedByRole``, ``proposedByAgent``)."""
+    by = {"role": row.get("createdByRole") or Role.HUMAN.value, "agentId": row.get("createdByAgent")}
+    if row.get("proposedByRole") is not None:
+        by |= {"proposedByRole": row["proposedByRole"], "proposedByAgent": row.get("proposedByAgent")}
+    return by

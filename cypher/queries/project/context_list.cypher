@@ -15,7 +15,7 @@ ORDER BY sortKey DESC
 LIMIT $limit
 RETURN sortKey, n {
   .id, .kind, .title, .content, .status, .tags, .context, .consequences, .decidedOn, .agents,
-  .source, .confidence,
+  .source, .confidence, .createdByRole, .createdByAgent, .proposedByRole, .proposedByAgent,
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   supersededBy: [(m:Knowledge)-[:SUPERSEDES]->(n) | m.id],
   supersedes: [(n)-[:SUPERSEDES]->(o:Knowledge) | o.id]
