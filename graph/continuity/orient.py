@@ -6,7 +6,8 @@ schema check behind ``syncStatus`` (the same one ``/ready`` makes) is kept for a
 seconds per process, so a burst of session starts does not repeat it.
 
 * ``syncStatus``: Neo4j reachable, the schema and its indexes as this build needs them,
-  counts, and the time of the user's last write.
+  counts, and the time of the user's last write. For a key with an entity scope, the notes
+  counted are the scope's, and the user's writes and last write are ``None`` (not its to see).
 * ``activeFocus``: the top goal and this agent's last session (its topics, its page).
 * ``hotEntities``: the notes the latest writes touched most, from the journal.
 * ``goalStack``: the active goals, newest on top.
@@ -186,7 +187,7 @@ class OrientService:
                     "openPendingActions": found["openActions"],
                     "waitingProposals": found["waitingProposals"],
                     "unacknowledgedCorrections": found["unacknowledged"],
-                    "writes": found["writes"] or 0,
+                    "writes": (found["writes"] or 0) if principal.scope is None else None,
                 },
                 "lastWriteAt": found["lastWriteAt"],
             },

@@ -3,17 +3,23 @@
 // (inside the key's $scope), the active goal stack, the agent's last session, the
 // corrections $sessionId has not acknowledged (within $windowSeconds), open pending
 // actions, proposals waiting for a person, and the skills (without bodies). A key with an
-// entity scope sees its own agent's work state only ($viewAgent) and notes in its scope.
+// entity scope sees its own agent's work state only ($viewAgent) and notes in its scope: its
+// count of notes is the scope's, and the whole user's writes and last write are not its
+// to see (null).
 CALL () {
   OPTIONAL MATCH (t:Tenant {userId: $userId})
-  RETURN t.notes AS notes, t.seq AS writes
+  RETURN CASE WHEN $scope IS NULL THEN t.notes ELSE COUNT {
+    MATCH (k:Knowledge)
+    WHERE k.userId = $userId
+      AND (k.id IN $scope.ids OR any(tag IN coalesce(k.tags, []) WHERE tag IN $scope.tags))
+  } END AS notes, CASE WHEN $scope IS NULL THEN t.seq END AS writes
 }
 CALL () {
   // The newest write and the latest $hotWindow: read in the order of the (userId, seq)
   // index, newest first, never the whole journal.
   MATCH (m:Mutation)
   USING INDEX m:Mutation(userId, seq)
-  WHERE m.userId = $userId AND m.seq IS NOT NULL
+  WHERE $scope IS NULL AND m.userId = $userId AND m.seq IS NOT NULL
   WITH m ORDER BY m.userId DESC, m.seq DESC LIMIT 1
   RETURN collect(m.at.epochMillis)[0] AS lastWriteAt
 }

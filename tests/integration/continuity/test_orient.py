@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.core.db import Database
-from graph.core.principals import Role
+from graph.core.principals import Role, Scope
 from tests.integration.conftest import Caller, MakeCaller, correct_and_propose, inspect
 
 
@@ -105,3 +105,30 @@ async def test_orient_for_a_new_user_is_empty_and_says_where_to_start(make_calle
     assert answer["activeFocus"].get("lastSession") is None and answer["relevantSkills"] == []
     assert calls(answer) == ["POST /v1/sessions"]
     assert (await agent.http.post("/v1/orient", json={"goal": "x" * 2_001})).status_code == 422
+
+
+async def test_a_scoped_keys_orient_counts_only_what_its_scope_sees(make_caller: MakeCaller) -> None:
+    person = await make_caller()
+    for made in (
+        {"id": "in-1", "tags": ["proj"]},
+        {"id": "out-1", "tags": []},
+        {"id": "out-2", "tags": ["ops"]},
+    ):
+        body = {
+            **made,
+            "title": made["id"],
+            "content": f"About {made['id']}.",
+            "type": "fact",
+            "dedupe": False,
+        }
+        assert (await person.http.post("/v1/knowledge", json=body)).status_code == 201
+    proj = Scope(tags=("proj",))
+    scoped = await make_caller(Role.AGENT, agent_id="bot", user_id=person.user_id, scope=proj)
+    answer = await orient(scoped)
+    counts = answer["syncStatus"]["counts"]
+    assert counts["notes"] == 1 and counts["writes"] is None, counts
+    assert answer["syncStatus"]["lastWriteAt"] is None
+    assert [h["id"] for h in answer["hotEntities"]] == ["in-1"]
+    # An unscoped key of the same user still sees the whole memory's size and activity.
+    whole = (await orient(person))["syncStatus"]
+    assert whole["counts"]["notes"] == 3 and whole["counts"]["writes"] == 3 and whole["lastWriteAt"]
