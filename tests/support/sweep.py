@@ -26,6 +26,13 @@ NAMED = {
     "slug": "page",
 }
 
+#: Creates whose body's ``id`` is aimed at the owner's thing of that kind (the way to try an
+#: overwrite): a skill, a goal, a session of the same id.
+BODY_IDS = {"/v1/skills": "skill", "/v1/goals": "goal", "/v1/sessions": "session"}
+
+#: What loading a skill changes: its use, not the skill (every key of the user may load any).
+SKILL_USE = ("invocationCount", "lastLoadedAt")
+
 
 def resolve_schema(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in schema:
@@ -184,6 +191,56 @@ async def read_all(caller: Caller, paths: list[str]) -> list[Any]:
     return [a.json() for a in answers]
 
 
+async def every_item(caller: Caller, path: str) -> list[dict[str, Any]]:
+    """Every item of a list, following its pages."""
+    items: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"limit": 200}
+    while True:
+        answer = await caller.http.get(path, params=params)
+        assert answer.status_code == 200, (path, answer.text)
+        page = answer.json()
+        items += page["items"]
+        if not page.get("nextCursor"):
+            return items
+        params["cursor"] = page["nextCursor"]
+
+
+async def state_outside(
+    alice: Caller, ids: dict[str, str], tags: tuple[str, ...], agent: str
+) -> dict[str, Any]:
+    """The user's whole state outside the reach of a key scoped to ``tags`` of ``agent``, as
+    alice reads it, field by field: the notes outside the scope with their edges, the skills,
+    goals, sessions (with their tool calls), pages and mutations another key wrote, insights,
+    corrections with their acknowledgements, pending actions, proposals, the profile, threads
+    with their messages, project context and agent docs. What that agent made itself is left
+    out (it may make its own); a skill's use (:data:`SKILL_USE`) too."""
+    notes = [n for n in await every_item(alice, "/v1/knowledge") if not set(n.get("tags") or ()) & set(tags)]
+    state: dict[str, Any] = {}
+    for note in notes:
+        state[f"note {note['id']}"] = (await alice.http.get(f"/v1/knowledge/{note['id']}")).json()
+        state[f"edges {note['id']}"] = await every_item(alice, f"/v1/knowledge/{note['id']}/connections")
+    for skill in await every_item(alice, "/v1/skills"):
+        if skill["createdBy"].get("agentId") != agent:
+            full = (await alice.http.get(f"/v1/skills/{skill['id']}")).json()
+            state[f"skill {skill['id']}"] = {k: v for k, v in full.items() if k not in SKILL_USE}
+    for path, by in (("/v1/goals", "createdBy"), ("/v1/sessions", None), ("/v1/wiki", None),
+                     ("/v1/mutations", "actor")):  # fmt: skip
+        state[path] = [
+            item for item in await every_item(alice, path)
+            if (item[by] if by else item).get("agentId") != agent
+        ]  # fmt: skip
+    for session in state["/v1/sessions"]:
+        state[f"replay {session['id']}"] = await every_item(alice, f"/v1/sessions/{session['id']}/replay")
+    for path in ("/v1/insights", "/v1/corrections", "/v1/pending-actions", "/v1/proposals", "/v1/threads",
+                 "/v1/decisions", "/v1/constraints", "/v1/patterns"):  # fmt: skip
+        state[path] = await every_item(alice, path)
+    for thread in state["/v1/threads"]:
+        state[f"messages {thread['id']}"] = await every_item(alice, f"/v1/threads/{thread['id']}/messages")
+    state["profile"] = (await alice.http.get("/v1/profile")).json()
+    state["docs"] = (await alice.http.get(f"/v1/agents/{ids['agent']}/docs")).json()
+    return state
+
+
 #: A swept call: method, URL, whether it named one of the owner's things in its path, body.
 Call = tuple[str, str, list[str], Any]
 
@@ -219,6 +276,8 @@ async def sweep(
             else:
                 schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
                 body = example(document, schema["schema"], ids) if schema else None
+                if method == "post" and path in BODY_IDS and isinstance(body, dict):
+                    body["id"] = ids[BODY_IDS[path]]
                 answer = await caller.http.request(method, url, json=body)
                 answers.append(((method, url, params, body), answer))
     return answers, unplaced

@@ -14,7 +14,7 @@ import httpx
 
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
-from tests.support.sweep import read_all, seed_everything, sweep
+from tests.support.sweep import read_all, seed_everything, state_outside, sweep
 
 #: Operations a scoped key may use whose answers carry nothing outside the scope, and why.
 EXEMPT = {
@@ -24,7 +24,9 @@ EXEMPT = {
     ("get", "/v1/agents/{id}"): "the deployment's agent configuration, the same for every user",
 }
 
-#: Paths every key of a user shares: skills are procedures, not memory.
+#: Paths every key of a user shares: skills are procedures, not memory. Any key reads and
+#: loads any skill (200); redefining one its own agent did not write is refused, and the
+#: comparison of the state outside the scope (skills included) shows it.
 SHARED = ("/v1/skills",)
 
 
@@ -66,6 +68,7 @@ async def test_no_operation_of_a_scoped_key_reaches_outside_its_scope(
         Role.AGENT, agent_id="scoped", user_id=alice.user_id, scope=Scope(tags=("proj",))
     )
     before = await outside(alice, ids)
+    whole = await state_outside(alice, ids, ("proj",), "scoped")
 
     document = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()
     answers, unplaced = await sweep(document, scoped, ids, EXEMPT)
@@ -77,6 +80,10 @@ async def test_no_operation_of_a_scoped_key_reaches_outside_its_scope(
     assert not unplaced, unplaced
     assert len(answers) + len(EXEMPT) == sum(len(ops) for ops in document["paths"].values())
     assert await outside(alice, ids) == before, "a scoped key changed what lies outside its scope"
+    after = await state_outside(alice, ids, ("proj",), "scoped")
+    assert after.keys() == whole.keys(), set(after) ^ set(whole)
+    for key, was in whole.items():
+        assert after[key] == was, ("a scoped key changed what lies outside its scope", key, was, after[key])
     # What is inside stays in reach.
     assert [n["id"] for n in (await scoped.http.get("/v1/knowledge")).json()["items"]] == [
         "inside-2",
