@@ -25,7 +25,9 @@ Task = Annotated[
 ]
 
 
-@router.post("/maintenance/{task}", status_code=202, response_model=JobStarted, responses=answers(404, *BODY))
+@router.post(
+    "/maintenance/{task}", status_code=202, response_model=JobStarted, responses=answers(404, 409, *BODY)
+)
 async def start_maintenance(
     task: Task, principal: PrincipalDep, services: ServicesDep, body: MaintenanceIn | None = None
 ) -> JSONResponse:
@@ -36,7 +38,9 @@ async def start_maintenance(
     supersedes edges at their newest edge, and reports conflicts between superseded notes
     and notes superseded only by archived ones. `archive-superseded`: decisions superseded
     more than `olderThanDays` days ago become archived. Safe to run again: a second run
-    changes nothing. A person's correction holds back an agent's change of a note's status."""
+    changes nothing. A person's correction holds back an agent's change of a note's status.
+    One job per task and user at a time: a start while one is queued or running answers that
+    job (409 if it was started with another `dryRun` or `olderThanDays`)."""
     body = body or MaintenanceIn()
     job_id = await services.maintenance.start(
         principal, task, dry_run=body.dry_run, older_than_days=body.older_than_days

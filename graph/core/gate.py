@@ -14,8 +14,9 @@ begins with ``queries/core/gate_enter``, which locks the user's ``Tenant`` node,
 The function is a managed transaction function: the driver may run it again after a
 transient fault, so it must be idempotent, and anything slow (embedding, LLM calls) is
 done before entering. The journal (:mod:`graph.core.journal`) appends each change's
-``Mutation`` here, in the same transaction. ``tests/unit/core/test_write_gate.py`` fails on
-domain code that writes another way.
+``Mutation`` here, in the same transaction. A write of a background job also checks that
+the job's lease still holds (:mod:`graph.core.lease`). ``tests/unit/core/test_write_gate.py``
+fails on domain code that writes another way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
+from graph.core import lease
 from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Unauthenticated
 
@@ -70,6 +72,7 @@ class WriteGate:
             [row] = await run_rows(tx, "queries/core/gate_enter", userId=user_id)
             if row["forgotten"] and not forgetting:
                 raise Unauthenticated("this user was forgotten; their API keys no longer work")
+            await lease.check(tx)  # a background job's write: only while its lease holds
             return await work(Gated(tx, user_id, int(row["seq"]), int(row["notes"])))
 
         return await self._db.write_tx(transaction)

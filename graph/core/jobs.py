@@ -7,11 +7,18 @@ A job is queued (202 + ``jobId``), runs in this process as an asyncio task, and 
   the job's lease every ``lease / 3`` seconds. A job whose lease ran out belongs to a
   process that died or hung: anyone may fail it (reading it, starting another job on the
   same thread, or a process starting up), within one lease of the death, not an hour.
-* **One at a time per thread.** Starting a job of a kind that already has a live job on
-  the same thread returns that job instead of a second one (under the user's write gate,
-  so two simultaneous starts agree).
-* **Bounded.** At most ``max_in_flight`` jobs run at once in a process; the rest wait
-  queued (their leases renewed).
+* **One at a time per thread, or per user.** Starting a job of a kind that already has a
+  live job on the same thread (a job without a thread, such as maintenance: of the same
+  user) returns that job instead of a second one, under the user's write gate, so two
+  simultaneous starts agree; one started with other ``params`` is a 409 naming it. So a
+  user queues at most one job of each maintenance task, however often they ask.
+* **Bounded and fair.** At most ``max_in_flight`` jobs run at once in a process
+  (:class:`FairSlots`); one user runs at most ``max_in_flight - 1`` of them, so another
+  user's job always finds a slot, and a freed slot goes to the waiting user who runs
+  fewest. The rest wait queued (their leases renewed).
+* **Fenced.** A job's writes go through the write gate with the job's lease
+  (:mod:`graph.core.lease`): once the lease ran out (the process stalled longer than it)
+  or someone failed the job, no further write of that run commits, and renewing stops.
 * **Retried, not repeated.** The work must be idempotent: a job that meets a database
   fault (a deadlock on a hot note, a short outage the driver's own retries did not
   outlast) runs it again, up to :data:`JOB_ATTEMPTS` times, with the same ``memo``, where
@@ -27,7 +34,8 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,9 +47,11 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from graph.core import lease
 from graph.core.db import Database
-from graph.core.errors import ContextNetworkError, DatabaseUnavailable, NotFound
+from graph.core.errors import Conflict, ContextNetworkError, DatabaseUnavailable, NotFound
 from graph.core.gate import Gated, WriteGate
+from graph.core.lease import JobLease, JobLost
 from graph.core.principals import Principal
 from graph.core.values import plain, sortable_id
 
@@ -64,8 +74,64 @@ class JobResult:
 JobWork = Callable[[dict[str, Any]], Awaitable[dict[str, int] | JobResult]]
 
 
-class JobLost(Exception):
-    """This process no longer holds the job (its lease ran out and someone failed it)."""
+__all__ = ["JobLost", "JobResult", "Jobs", "FairSlots", "run_attempts"]
+
+
+class FairSlots:
+    """The slots jobs run in, shared fairly by users: at most ``size`` at once, at most
+    ``size - 1`` of them one user's (so one user's pile of jobs never holds every slot), and
+    a freed slot goes to the waiting user who holds fewest (first come among equals)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = max(1, size)
+        self._per_user = max(1, self._size - 1)
+        self._running: Counter[str] = Counter()
+        self._waiting: list[tuple[str, asyncio.Future[None]]] = []
+
+    def running(self, user_id: str) -> int:
+        """How many slots ``user_id`` holds now."""
+        return self._running[user_id]
+
+    @contextlib.asynccontextmanager
+    async def slot(self, user_id: str) -> AsyncIterator[None]:
+        """Hold one slot for ``user_id`` while the block runs (waiting for one first)."""
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((user_id, granted))
+        self._grant()
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():
+                self._release(user_id)  # granted as it was cancelled: give the slot back
+            else:
+                self._waiting = [w for w in self._waiting if w[1] is not granted]
+            raise
+        try:
+            yield
+        finally:
+            self._release(user_id)
+
+    def _release(self, user_id: str) -> None:
+        self._running[user_id] -= 1
+        if self._running[user_id] <= 0:
+            del self._running[user_id]
+        self._grant()
+
+    def _grant(self) -> None:
+        while self._waiting and sum(self._running.values()) < self._size:
+            eligible = [
+                (self._running[user], order, user, future)
+                for order, (user, future) in enumerate(self._waiting)
+                if self._running[user] < self._per_user
+            ]
+            if not eligible:
+                return
+            _, order, user, future = min(eligible, key=lambda e: (e[0], e[1]))
+            del self._waiting[order]
+            if future.cancelled():
+                continue
+            self._running[user] += 1
+            future.set_result(None)
 
 
 class Jobs:
@@ -82,16 +148,26 @@ class Jobs:
         self._db = db
         self._gate = WriteGate(db)
         self._lease = lease_seconds
-        self._slots = asyncio.Semaphore(max_in_flight)
+        self._slots = FairSlots(max_in_flight)
         self._grace = shutdown_grace_seconds
         #: Marks this process's leases, so a renewal never revives a job someone else failed.
         self._owner = secrets.token_hex(8)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._lost: set[str] = set()
 
-    async def start(self, principal: Principal, kind: str, work: JobWork, *, thread_id: str | None) -> str:
+    async def start(
+        self,
+        principal: Principal,
+        kind: str,
+        work: JobWork,
+        *,
+        thread_id: str | None,
+        params: str | None = None,
+    ) -> str:
         """Queue ``work`` as a job of the principal's user; returns the job id, or the id of
-        the live job of this kind already running on the thread."""
+        the live job of this kind already queued or running on the thread (without a thread:
+        for the user). A live job of this kind started with other ``params`` (how the work
+        was asked for, e.g. a dry run) is a :class:`Conflict` naming it."""
         job_id = sortable_id()
 
         async def create(gated: Gated) -> dict[str, Any]:
@@ -100,15 +176,22 @@ class Jobs:
                 id=job_id,
                 kind=kind,
                 threadId=thread_id,
+                params=params,
                 owner=self._owner,
                 leaseSeconds=self._lease,
             )
             return row
 
         row = await self._gate.write(principal.user_id, create)
-        if row["id"] != job_id:
-            return str(row["id"])  # one live job per thread and kind: this is it
-        task = asyncio.create_task(self._run(job_id, work))
+        if row["id"] != job_id:  # one live job per kind and thread (or user): this is it
+            if row["params"] != params:
+                raise Conflict(
+                    f"a {kind} job is already queued or running with other options "
+                    f"(job {row['id']}); start this one once it has ended",
+                    field="task",
+                )
+            return str(row["id"])
+        task = asyncio.create_task(self._run(job_id, principal.user_id, work))
         self._tasks[job_id] = task
         task.add_done_callback(lambda _: self._forget(job_id))
         return job_id
@@ -117,13 +200,25 @@ class Jobs:
         self._tasks.pop(job_id, None)
         self._lost.discard(job_id)
 
-    async def _run(self, job_id: str, work: JobWork) -> None:
+    async def _run(self, job_id: str, user_id: str, work: JobWork) -> None:
         renewal = asyncio.create_task(self._renew(job_id))
+        # Every gated write of the work (and of tasks it starts) checks this lease first.
+        lease.HELD.set(JobLease(job_id, self._owner))
         try:
-            async with self._slots:
+            async with self._slots.slot(user_id):
                 await self._set(job_id, "running")
                 result = await run_attempts(work)
-        except (asyncio.CancelledError, JobLost):
+        except JobLost:
+            self._lost.add(job_id)
+            log.warning(
+                "job %s lost its lease (failed elsewhere, or it ran out); its work is dropped", job_id
+            )
+            await self._finish_quietly(
+                job_id,
+                "failed",
+                error="this job's lease ran out while it ran (the process stalled); start it again",
+            )
+        except asyncio.CancelledError:
             if job_id in self._lost:
                 log.warning("job %s was failed elsewhere (its lease ran out); its work is dropped", job_id)
                 return

@@ -245,13 +245,16 @@ class MaintenanceService:
     async def start(
         self, principal: Principal, task: str, *, dry_run: bool = False, older_than_days: int | None = None
     ) -> str:
-        """Queue a task as a job of the principal's user; returns the job id."""
+        """Queue a task as a job of the principal's user; returns the job id (of the job of
+        this task already queued or running for the user, if there is one)."""
         check_task(task, older_than_days)
 
         async def work(memo: dict[str, Any]) -> JobResult:
             return await self.run(principal, task, dry_run=dry_run, older_than_days=older_than_days)
 
-        return await self._jobs.start(principal, job_kind(task), work, thread_id=None)
+        # One live job per user and task: asked again, the same job (or 409 for other options).
+        params = f"dryRun={str(dry_run).lower()},olderThanDays={older_than_days}"
+        return await self._jobs.start(principal, job_kind(task), work, thread_id=None, params=params)
 
     async def run(
         self, principal: Principal, task: str, *, dry_run: bool = False, older_than_days: int | None = None

@@ -4,12 +4,17 @@ time, and background jobs are bounded per user."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
 
-from graph.core.principals import Role, Scope
+from graph.core.db import Database
+from graph.core.gate import Gated, WriteGate
+from graph.core.jobs import Jobs, JobWork
+from graph.core.principals import Principal, Role, Scope
 from tests.integration.conftest import MakeCaller
+from tests.support.jobs import finished
 
 #: About 150 words, as in the review's probe: each merge record keeps its full text.
 WORDS = " ".join(f"word{i}" for i in range(150))
@@ -206,3 +211,60 @@ async def test_tool_call_arguments_within_the_bounds_replay(make_caller: MakeCal
     person = await make_caller(Role.HUMAN, user_id=agent.user_id)
     big = await person.http.patch("/v1/profile", json={"preferences": {"n": 2**63 - 1, "m": -(2**63)}})
     assert big.status_code == 200, big.text
+
+
+# --- jobs: one per user and task, fenced by their lease ---------------------------------
+async def test_one_live_maintenance_job_per_user_and_task(make_caller: MakeCaller, db: Database) -> None:
+    alice, bob = await make_caller(), await make_caller()
+    # A job of alice's that another replica runs right now (queued, its lease held there).
+    await db.driver.execute_query(
+        "CREATE (:Job {id: $id, userId: $userId, kind: 'maintenance:validate-connections', "
+        "params: 'dryRun=true,olderThanDays=None', status: 'running', owner: 'elsewhere', "
+        "leaseUntil: datetime() + duration('PT60S'), createdAt: datetime(), updatedAt: datetime()})",
+        {"id": "bounds-live-job", "userId": alice.user_id},
+        database_=db.database,
+    )
+    path = "/v1/maintenance/validate-connections"
+    starts = await asyncio.gather(*(alice.http.post(path, json={"dryRun": True}) for _ in range(6)))
+    assert {(s.status_code, s.json()["jobId"]) for s in starts} == {(202, "bounds-live-job")}
+    other = await alice.http.post(path, json={"dryRun": False})
+    assert other.status_code == 409 and "bounds-live-job" in other.json()["error"]["message"], other.text
+    # Another task, and another user, are not held back; a task asked again after its job
+    # ended gets a new job.
+    consolidate = await alice.http.post("/v1/maintenance/consolidate", json={"dryRun": True})
+    assert consolidate.status_code == 202 and consolidate.json()["jobId"] != "bounds-live-job"
+    own = await bob.http.post(path, json={"dryRun": True})
+    assert own.status_code == 202 and own.json()["jobId"] != "bounds-live-job"
+    assert (await finished(bob.http, own.json()["jobId"]))["status"] == "done"
+    again = await bob.http.post(path, json={"dryRun": True})
+    assert again.status_code == 202 and again.json()["jobId"] != own.json()["jobId"]
+
+
+async def test_a_job_whose_lease_ran_out_writes_nothing_more(make_caller: MakeCaller, db: Database) -> None:
+    alice = await make_caller()
+    principal = Principal(user_id=alice.user_id, role=Role.HUMAN)
+    gate = WriteGate(db)
+    wrote: list[str] = []
+
+    def working(stall: float) -> JobWork:
+        async def work(memo: dict[str, Any]) -> dict[str, int]:
+            time.sleep(stall)  # noqa: ASYNC251 - the stall under test: the event loop is blocked
+            wrote.append(await gate.write(alice.user_id, lambda gated: _noted(gated, stall)))
+            return {"written": 1}
+
+        return work
+
+    jobs = Jobs(db, lease_seconds=1.0)
+    held = await jobs.start(principal, "bounds:held", working(0.0), thread_id=None)
+    await jobs.wait_idle()  # one after the other: a stall blocks every job of the loop
+    stalled = await jobs.start(principal, "bounds:stalled", working(1.6), thread_id=None)
+    await jobs.wait_idle()
+    assert wrote == ["0.0"], wrote  # the stalled run's write never ran, nor committed
+    assert (await jobs.get(principal, held))["status"] == "done"
+    lost = await jobs.get(principal, stalled)  # failed by itself, or by any process that saw it expire
+    assert lost["status"] == "failed", lost
+
+
+async def _noted(gated: Gated, stall: float) -> str:
+    """A gated write's work (reached only once the gate let it in)."""
+    return str(stall)
