@@ -24,8 +24,14 @@
   proposal.
 * **Retries** only where waiting helps: 503 (Neo4j away) and 429 (rate limit), honouring
   ``Retry-After``, else backing off exponentially with jitter, at most ``retries`` times.
-  Nothing else is retried: a 4xx is the caller's to fix, and a write is never sent twice
-  for a timeout.
+  A 429 is refused before anything runs, so any call is sent again. A 503 may come from a
+  commit cut off mid-way, so only a call that changes nothing when sent twice is sent
+  again (:func:`resendable`): reads, ``PUT``, ``PATCH``, ``DELETE``, acknowledgements,
+  and writes that carry the ids they create (a note, a batch whose every item has its
+  ``id``, tool calls with their ``position``); a ``POST`` whose id the server makes (a
+  goal, a session or a note without an id) answers its 503 to the caller, who knows
+  whether to look before writing again. Nothing else is retried: a 4xx is the caller's to
+  fix, and a write is never sent twice for a timeout.
 * **Pages.** ``iter_*`` methods, :meth:`Client.paginate` (typed) and :meth:`Client.iter_json`
   (plain JSON) follow ``nextCursor`` to the end.
 """
@@ -78,6 +84,21 @@ Body = BaseModel | Mapping[str, Any]
 DEFAULT_URL = "http://127.0.0.1:8000"
 #: Statuses worth waiting for: the service says so itself (``Retry-After``).
 RETRIED = frozenset({429, 503})
+#: Methods that change nothing when sent twice (PATCH sets fields to the values given).
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+#: POSTs that only read, or whose writes are keyed by what the body names (an edge by its
+#: ends and type, an acknowledgement by its target and session).
+IDEMPOTENT_POSTS = (
+    "/v1/search",
+    "/v1/search/unified",
+    "/v1/context/user",
+    "/v1/orient",
+    "/v1/catch-up",
+    "/v1/brief",
+    "/v1/connections/batch",
+)
+#: Body fields by which a write names what it makes, so a second send finds it made.
+CLIENT_KEYS = ("id", "position")
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -161,12 +182,46 @@ def error_of(response: httpx.Response) -> ApiError:
 # --- what both clients share ----------------------------------------------------------------
 @dataclass(frozen=True)
 class Call:
-    """One request: method, path, JSON body, query parameters."""
+    """One request: method, path, JSON body, query parameters; ``idempotent`` overrides
+    whether a 503 may send it again (:func:`resendable`)."""
 
     method: str
     path: str
     json: Any = None
     params: Mapping[str, Any] | None = None
+    idempotent: bool | None = None
+
+
+def resendable(call: Call) -> bool:
+    """Whether sending ``call`` twice changes nothing more than sending it once: what a 503
+    (maybe a commit cut off mid-way) may send again."""
+    if call.idempotent is not None:
+        return call.idempotent
+    method = call.method.upper()
+    if method in IDEMPOTENT_METHODS:
+        return True
+    if method != "POST":
+        return False
+    path = call.path.split("?", 1)[0].rstrip("/")
+    if path in IDEMPOTENT_POSTS or path.endswith(("/ack", "/connections", "/load")):
+        return True
+    return _keyed(call.json)
+
+
+def _keyed(body: Any) -> bool:
+    """A body that names what it creates: an ``id`` (or ``position``), or a list of
+    ``items`` that each do."""
+    if not isinstance(body, Mapping):
+        return False
+    if any(body.get(key) is not None for key in CLIENT_KEYS):
+        return True
+    items = body.get("items")
+    return bool(items) and isinstance(items, list) and all(_keyed(item) for item in items)
+
+
+def retried(call: Call, status: int) -> bool:
+    """Whether an answer of ``status`` to ``call`` is worth waiting out and sending again."""
+    return status in RETRIED and (status != 503 or resendable(call))
 
 
 def body(value: Body | None) -> Any:
@@ -296,12 +351,13 @@ class Client:
         self._http.close()
 
     def send(self, call: Call, headers: Mapping[str, str] | None = None) -> httpx.Response:
-        """Send one call (with extra ``headers``), waiting and trying again on 503 and 429 only."""
+        """Send one call (with extra ``headers``), waiting and trying again on 429, and on 503
+        when the call is :func:`resendable`."""
         for attempt in range(self._retries + 1):
             response = self._http.request(
                 call.method, call.path, json=call.json, params=call.params, headers=headers
             )
-            if response.status_code not in RETRIED or attempt == self._retries:
+            if not retried(call, response.status_code) or attempt == self._retries:
                 return response
             time.sleep(wait_before(response, attempt, self._backoff))
         raise AssertionError("unreachable")  # pragma: no cover
@@ -519,12 +575,13 @@ class AsyncClient:
         await self._http.aclose()
 
     async def send(self, call: Call, headers: Mapping[str, str] | None = None) -> httpx.Response:
-        """Send one call (with extra ``headers``), waiting and trying again on 503 and 429 only."""
+        """Send one call (with extra ``headers``), waiting and trying again on 429, and on 503
+        when the call is :func:`resendable`."""
         for attempt in range(self._retries + 1):
             response = await self._http.request(
                 call.method, call.path, json=call.json, params=call.params, headers=headers
             )
-            if response.status_code not in RETRIED or attempt == self._retries:
+            if not retried(call, response.status_code) or attempt == self._retries:
                 return response
             await asyncio.sleep(wait_before(response, attempt, self._backoff))
         raise AssertionError("unreachable")  # pragma: no cover
