@@ -189,17 +189,19 @@ async def test_twins_inside_one_batch_fold_together(make_caller: MakeCaller) -> 
         "/v1/knowledge/batch",
         json={"items": [note("Staging refresh", same, id="s1"), note("Staging refresh", same, id="s2")]},
     )
-    results = response.json()["results"]
-    assert results[0]["node"]["id"] == "s1"
-    assert results[1]["mergedInto"] == "s1" and "alreadyMerged" not in results[1]
+    assert response.json()["results"] == [
+        {"id": "s1", "outcome": "created"},
+        {"id": "s2", "outcome": "merged", "mergedInto": "s1"},
+    ]
     again = await alice.http.post(
         "/v1/knowledge/batch",
         json={"items": [note("Staging refresh", same, id="s1"), note("Staging refresh", same, id="s2")]},
     )
     assert again.status_code == 200
-    repeated = again.json()["results"]
-    assert repeated[0]["created"] is False and "mergedInto" not in repeated[0]
-    assert repeated[1]["mergedInto"] == "s1" and repeated[1]["alreadyMerged"] is True
+    assert again.json()["results"] == [
+        {"id": "s1", "outcome": "existing"},
+        {"id": "s2", "outcome": "merged", "mergedInto": "s1", "alreadyMerged": True},
+    ]
 
 
 async def test_patch_changes_fields_and_re_embeds_only_on_text_change(
