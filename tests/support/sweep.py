@@ -26,8 +26,9 @@ NAMED = {
     "slug": "page",
 }
 
-#: Creates whose body's ``id`` is aimed at the owner's thing of that kind (the way to try an
-#: overwrite): a skill, a goal, a session of the same id.
+#: Creates whose body's ``id`` is aimed at the owner's thing of that kind, for a caller of
+#: the owner's own user (the way to try an overwrite): a skill, a goal, a session of that id.
+#: Another user would only make its own thing of that id.
 BODY_IDS = {"/v1/skills": "skill", "/v1/goals": "goal", "/v1/sessions": "session"}
 
 #: What loading a skill changes: its use, not the skill (every key of the user may load any).
@@ -246,11 +247,18 @@ Call = tuple[str, str, list[str], Any]
 
 
 async def sweep(
-    document: dict[str, Any], caller: Caller, ids: dict[str, str], exempt: dict[tuple[str, str], str]
+    document: dict[str, Any],
+    caller: Caller,
+    ids: dict[str, str],
+    exempt: dict[tuple[str, str], str],
+    *,
+    same_user: bool = False,
 ) -> tuple[list[tuple[Call, httpx.Response]], list[str]]:
     """Call every operation of the live document but ``exempt`` as ``caller``, each path
-    parameter and id-like body field naming one of the owner's ``ids``; the answers, and
-    the operations it could not place (a ``{id}`` of a kind RESOURCES does not know)."""
+    parameter and id-like body field naming one of the owner's ``ids`` (and, for a caller of
+    the owner's own user, the creates of :data:`BODY_IDS` aimed at the owner's things); the
+    answers, and the operations it could not place (a ``{id}`` of a kind RESOURCES does not
+    know)."""
     answers: list[tuple[Call, httpx.Response]] = []
     unplaced: list[str] = []
     for path, operations in document["paths"].items():
@@ -276,7 +284,7 @@ async def sweep(
             else:
                 schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
                 body = example(document, schema["schema"], ids) if schema else None
-                if method == "post" and path in BODY_IDS and isinstance(body, dict):
+                if same_user and method == "post" and path in BODY_IDS and isinstance(body, dict):
                     body["id"] = ids[BODY_IDS[path]]
                 answer = await caller.http.request(method, url, json=body)
                 answers.append(((method, url, params, body), answer))
