@@ -41,6 +41,9 @@ class Change:
     undoes: str | None = None
     #: The proposal a person approved, when this change is one.
     proposal_id: str | None = None
+    #: The vector of what the change removed and the model that made it (a note's delete
+    #: keeps it, so an undo brings the note back without embedding it again).
+    vector: tuple[list[float], str | None] | None = None
 
 
 def _text(state: Any) -> str | None:
@@ -62,6 +65,9 @@ async def record_many(gated: Gated, principal: Principal, changes: Sequence[Chan
             "after": _text(c.after),
             "undoes": c.undoes,
             "proposalId": c.proposal_id,
+            "written": written_fields(c),
+            "vector": c.vector[0] if c.vector else None,
+            "vectorModel": c.vector[1] if c.vector else None,
         }
         | _link(c, gated.user_id)
         for part, c in enumerate(changes, start=gated.journaled)
@@ -78,11 +84,29 @@ def inline(gated: Gated, principal: Principal, changes: Sequence[Change]) -> dic
     order, each ``{id, part, after}``) and the actor's parameters. The statement must
     create each as ``record_many`` would."""
     rows = [
-        {"id": uuid.uuid4().hex, "part": part, "after": _text(c.after), "proposalId": c.proposal_id}
+        {
+            "id": uuid.uuid4().hex,
+            "part": part,
+            "after": _text(c.after),
+            "proposalId": c.proposal_id,
+            "written": written_fields(c),
+        }
         for part, c in enumerate(changes, start=gated.journaled)
     ]
     gated.journaled += len(rows)
     return {"mutations": rows, "seq": gated.seq} | _actor(principal)
+
+
+def written_fields(change: Change) -> list[str]:
+    """The fields of its target a change writes: every field of what it creates, the fields
+    whose value it changes otherwise, none for a delete. Who wrote each field last is kept
+    on the target from these (``personFields``, see ``queries/core/mutation_record``), so
+    it holds however long the journal grows and whichever path wrote."""
+    after = change.after
+    if not isinstance(after, dict):
+        return []
+    before = change.before if isinstance(change.before, dict) else {}
+    return sorted(k for k, v in after.items() if k not in before or before[k] != v)
 
 
 def _actor(principal: Principal) -> dict[str, Any]:
@@ -170,6 +194,15 @@ async def find(db: Database, principal: Principal, mutation_id: str) -> dict[str
     """One mutation of the caller's journal, or ``None``."""
     rows = await db.read("queries/core/mutation_get", userId=principal.user_id, id=mutation_id)
     return mutation_view(rows[0]["mutation"], principal.user_id) if rows else None
+
+
+async def kept_vector(db: Database, principal: Principal, mutation_id: str) -> tuple[list[float], str] | None:
+    """The vector a mutation kept of what it removed (a note's delete) and the model that
+    made it, if it kept one."""
+    rows = await db.read("queries/core/mutation_vector", userId=principal.user_id, id=mutation_id)
+    if not rows or rows[0]["vector"] is None:
+        return None
+    return list(rows[0]["vector"]), str(rows[0]["model"])
 
 
 async def of_write(db: Database, principal: Principal, seq: int) -> list[dict[str, Any]]:

@@ -1,19 +1,25 @@
-"""Human corrections outrank agent writes.
+"""A person's word outranks an agent's: corrections, what a person wrote, and proposals.
 
 A person's update or delete of a note that an agent (or a pipeline of the service) wrote
 is a ``Correction``: the mutation, the fields corrected, what the agent had and what the
 person set, and the reason given (``X-Change-Reason``). A person writing over a person is
-not one. Who wrote a field last is read from the note's journal, so it holds whichever
-path wrote it.
+not one. Who wrote each field last is kept on the note itself (``personFields``, written
+by the journal with every mutation: :func:`graph.core.journal.written_fields`), so it
+holds whichever path wrote and however long the journal grows.
 
 Under the write gate, before any non-human write is applied:
 
-* a change of a corrected field of a note (PATCH, a dedupe merge that would move its
-  confidence or tags, the delete of a corrected note, an undo) is not applied: it is
-  stored as a ``Proposal`` that a person approves or rejects
-  (:mod:`graph.knowledge.proposals`);
-* a create whose vector is a twin (cosine >= the dedupe threshold) of a note a person
-  deleted from an agent becomes a proposal too, so a deleted fact is not written back.
+* a change of a field a person wrote or corrected (PATCH, a dedupe merge that would move
+  its confidence or tags, a supersedes edge that would flip its status, the delete of
+  such a note, an undo) is not applied: it is stored as a ``Proposal`` that a person
+  approves or rejects (:mod:`graph.knowledge.proposals`);
+* a write of text that is a twin of text a person took away from an agent (a note they
+  deleted, title and content they corrected away) becomes a proposal too, whether it is a
+  create or a PATCH of another note. Twins are found by the service's own reading of the
+  text (its embedding, cosine >= the dedupe threshold) and by a normalised-text
+  fingerprint, never by a vector the agent supplied;
+* a change a person rejected is not proposed again: the same change (same target, same
+  text) answers with the rejected proposal (:class:`Rejected`, a 409).
 
 Each session sees the corrections of the last days (a setting, 7 by default) until it
 acknowledges them, with the action it took.
@@ -21,14 +27,19 @@ acknowledges them, with the action it took.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from graph.core import journal
 from graph.core.db import Database
-from graph.core.errors import InvalidInput, NotFound
+from graph.core.embeddings import Embedder
+from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role, Scope
 from graph.core.values import check_id, decode_seq_cursor, plain
@@ -55,45 +66,93 @@ def touched(mutation: dict[str, Any]) -> set[str]:
     return set()
 
 
-async def agent_written(gated: Gated, node_id: str, created_by_role: str | None) -> set[str]:
-    """The fields of a note whose latest writer was not a person (from its journal; a note
-    older than the journal counts by who created it)."""
-    writers: dict[str, str] = {}
-    for mutation in await journal.history(gated, node_id):  # newest first
-        for name in touched(mutation):
-            writers.setdefault(name, mutation["actor"]["role"])
-        if mutation["op"] == "note.create":
-            break  # everything before it is another note's life
-    return {
-        name
-        for name in NOTE_FIELDS
-        if writers.get(name, created_by_role or Role.HUMAN.value) != Role.HUMAN.value
-    }
+def person_fields(note: dict[str, Any]) -> set[str]:
+    """The fields of a note (a stored note or its snapshot) a person wrote last; a note from
+    before this was kept counts as its creator's."""
+    kept = note.get("personFields")
+    if kept is not None:
+        return set(kept) & set(NOTE_FIELDS)
+    return set(NOTE_FIELDS) if note.get("createdByRole") == Role.HUMAN.value else set()
+
+
+def agent_written(note: dict[str, Any]) -> set[str]:
+    """The fields of a note whose latest writer was not a person."""
+    return set(NOTE_FIELDS) - person_fields(note)
 
 
 async def corrected(gated: Gated, node_ids: Sequence[str]) -> dict[str, dict[str, str]]:
     """For each note with active corrections, its corrected fields, each with the newest
     correction that covers it."""
+    return {
+        node_id: {k: v for k, v in fields.items() if v is not None}
+        for node_id, fields in (await held(gated, node_ids, written=False)).items()
+        if any(v is not None for v in fields.values())
+    }
+
+
+#: A field a person wrote (not corrected): no correction holds it, the person's own write does.
+PERSON_WRITTEN: str | None = None
+
+
+async def held(
+    gated: Gated, node_ids: Sequence[str], *, written: bool = True
+) -> dict[str, dict[str, str | None]]:
+    """For each note with fields an agent may not change alone, those fields, each with the
+    newest correction that covers it, or :data:`PERSON_WRITTEN` (``None``) for a field a
+    person wrote (``written``) that no correction covers."""
     if not node_ids:
         return {}
-    rows = await gated.run("queries/knowledge/corrections_of_targets", targetIds=list(node_ids))
-    fields: dict[str, dict[str, str]] = {}
-    for row in rows:  # newest first
-        for name in row["fields"]:
-            fields.setdefault(row["targetId"], {}).setdefault(name, row["id"])
-    return fields
+    rows = await gated.run("queries/knowledge/held_fields", targetIds=list(node_ids))
+    fields: dict[str, dict[str, str | None]] = {}
+    for row in rows:
+        mine = fields.setdefault(row["targetId"], {})
+        for correction in row["corrections"]:  # newest first
+            for name in correction["fields"]:
+                mine.setdefault(name, correction["id"])
+        if written and row["note"] is not None:
+            for name in sorted(person_fields(row["note"])):
+                mine.setdefault(name, PERSON_WRITTEN)
+    return {k: v for k, v in fields.items() if v}
+
+
+def correction_ids(holders: Iterable[str | None]) -> list[str]:
+    """The corrections among what holds some fields (a person's own write names none)."""
+    return sorted({h for h in holders if h is not None})
+
+
+def fingerprint(title: str, content: str) -> str:
+    """A note's text with case, accents, punctuation and spacing taken out, hashed: the same
+    statement written again matches it exactly, whatever vector comes with it."""
+    return fingerprint_of(f"{title}\n{content}")
+
+
+def fingerprint_of(text: str) -> str:
+    """:func:`fingerprint` of a note's text as it is embedded (title, newline, content)."""
+    text = unicodedata.normalize("NFKD", text).casefold()
+    words = re.findall(r"\w+", "".join(c for c in text if not unicodedata.combining(c)))
+    return hashlib.sha256(" ".join(words).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The service's own reading of a text an agent writes: its embedding, computed here
+    (never the vector the agent sent), and its fingerprint."""
+
+    vector: list[float] | None
+    fingerprint: str
 
 
 async def deleted_twins(
-    gated: Gated, rows: Sequence[tuple[int, list[float]]], threshold: float
+    gated: Gated, rows: Sequence[tuple[int, Reading]], threshold: float
 ) -> dict[int, dict[str, Any]]:
-    """For each (index, vector), the nearest note a person deleted from an agent at cosine >=
-    ``threshold``: ``{correctionId, targetId, similarity}``."""
+    """For each (index, reading), the agent text a person took away that it restates: the
+    same fingerprint, or the nearest at cosine >= ``threshold``:
+    ``{correctionId, targetId, similarity}``."""
     if not rows:
         return {}
     found = await gated.run(
         "queries/knowledge/corrections_deleted_twins",
-        rows=[{"index": i, "embedding": v} for i, v in rows],
+        rows=[{"index": i, "embedding": r.vector, "fingerprint": r.fingerprint} for i, r in rows],
         minScore=score_from_cosine(threshold) - 1e-9,
     )
     return {
@@ -107,16 +166,48 @@ async def deleted_twins(
     }
 
 
+async def has_taken_text(gated: Gated) -> bool:
+    """Whether the user has any active correction that took agent text away (only then
+    does an agent's write need the service's own reading of its text)."""
+    [row] = await gated.run("queries/knowledge/corrections_text_any")
+    return bool(row["any"])
+
+
 #: A vector a correction keeps, with the text and the model it came from.
 Kept = tuple[list[float], str, str]
 
 
-def kept_vector(note: dict[str, Any]) -> Kept | None:
-    """What a correction keeps of an agent's note it took away: the note's vector with the
-    text and model it came from; ``note`` is a snapshot read with its embedding, from which
-    both are removed (they are never journaled)."""
+#: The service's own reading of a stored note's text: title, content, vector, model.
+OwnReading = tuple[str, str, list[float], str]
+
+
+async def read_stored(
+    db: Database, embedder: Embedder, principal: Principal, node_id: str
+) -> OwnReading | None:
+    """Before a person's write that may take an agent's text away (a delete, a PATCH, an
+    undo): the service's own vector of the note's text, when the vector stored with it came
+    from the client (``None`` otherwise: the stored vector is the service's own). Done
+    before the gate, as all embedding is."""
+    if is_agent(principal):
+        return None
+    rows = await db.read("queries/knowledge/note_text", userId=principal.user_id, id=node_id)
+    if not rows or not rows[0]["vectorSupplied"]:
+        return None
+    title, content = rows[0]["title"], rows[0]["content"]
+    [vector] = await embedder.embed([f"{title}\n{content}"])
+    return title, content, vector, embedder.model_id
+
+
+def kept_vector(note: dict[str, Any], own: OwnReading | None = None) -> Kept | None:
+    """What a correction keeps of an agent's note it took away: the service's own vector of
+    its text (``own``, read for a note whose stored vector came from the client, while the
+    text is still the one read) or else the stored one, with the text and model it came
+    from; ``note`` is a snapshot read with its embedding, from which both are removed (they
+    are never journaled)."""
     vector = note.pop("embedding", None)
     model = note.pop("embeddingModel", None)
+    if own is not None and (own[0], own[1]) == (note["title"], note["content"]):
+        vector, model = own[2], own[3]
     if vector is None:
         return None
     return vector, f"{note['title']}\n{note['content']}", model
@@ -153,8 +244,34 @@ async def record(
         embedding=embedding[0] if embedding else None,
         embeddedText=embedding[1] if embedding else None,
         embeddingModel=embedding[2] if embedding else None,
+        fingerprint=fingerprint_of(embedding[1]) if embedding else None,
     )
     return correction_id
+
+
+class Rejected(Conflict):
+    """The change was proposed before and a person rejected it: it is not proposed again."""
+
+    def __init__(self, proposal: dict[str, Any]) -> None:
+        decided = proposal.get("decidedAt")
+        super().__init__(
+            f"a person rejected this change (proposal {proposal['id']!r}"
+            + (f", {decided}" if decided else "")
+            + "); it is not proposed again",
+            field="id",
+        )
+        self.proposal = proposal
+
+
+def change_key(op: str, target_id: str | None, payload: dict[str, Any]) -> str:
+    """What makes two proposals the same change: a create's text (whatever id it asks for),
+    otherwise the operation, its target and what it sets."""
+    note = payload.get("note") if op == "note.create" else None
+    if isinstance(note, dict):
+        target, what = "", fingerprint(note["title"], note["content"])
+    else:
+        target, what = target_id or "", json.dumps(payload, sort_keys=True)
+    return hashlib.sha256(f"{op}\x00{target}\x00{what}".encode()).hexdigest()
 
 
 async def propose(
@@ -165,17 +282,21 @@ async def propose(
     target_id: str | None,
     payload: dict[str, Any],
     fields: Iterable[str],
-    corrections: Iterable[str],
+    corrections: Iterable[str | None],
 ) -> dict[str, Any]:
     """Store a non-human write as a proposal for a person (journaled as ``proposal.create``);
-    the same write by the same proposer, still pending, is answered with that proposal."""
+    the same write by the same proposer, still pending, is answered with that proposal, and
+    the same change a person rejected is :class:`Rejected`."""
     text = json.dumps(payload, sort_keys=True)
-    waiting = await gated.run(
-        "queries/knowledge/proposal_pending_same", op=op, targetId=target_id, payload=text,
+    key = change_key(op, target_id, payload)
+    for row in await gated.run(
+        "queries/knowledge/proposal_same", op=op, targetId=target_id, payload=text, changeKey=key,
         role=principal.role.value, agentId=principal.agent_id,
-    )  # fmt: skip
-    if waiting:
-        return proposal_view(waiting[0]["proposal"])
+    ):  # fmt: skip
+        same = proposal_view(row["proposal"])
+        if same["status"] == "rejected":
+            raise Rejected(same)
+        return same
     proposal_id = uuid.uuid4().hex
     rows = await gated.run(
         "queries/knowledge/proposal_record",
@@ -184,8 +305,9 @@ async def propose(
         op=op,
         targetId=target_id,
         payload=text,
+        changeKey=key,
         fields=sorted(set(fields)),
-        correctionIds=sorted(set(corrections)),
+        correctionIds=correction_ids(corrections),
         role=principal.role.value,
         agentId=principal.agent_id,
         keyId=principal.key_id,

@@ -91,7 +91,7 @@ class EdgeService:
                     return Proposed(await corrections.propose(
                         gated, principal, op="edge.connect", target_id=edges[0].target_id,
                         payload={"edges": [edge_payload(e) for e in edges]}, fields=["status"],
-                        corrections=held,
+                        corrections=held.values(),
                     ))  # fmt: skip
             created = await gated.run(
                 "queries/knowledge/edges_create",
@@ -195,7 +195,7 @@ class EdgeService:
                     return Proposed(await corrections.propose(
                         gated, principal, op="edge.disconnect", target_id=target_id,
                         payload={"sourceId": node_id, "type": edge_type.value, "targetId": target_id},
-                        fields=["status"], corrections=held,
+                        fields=["status"], corrections=held.values(),
                     ))  # fmt: skip
             rows = await gated.run(
                 "queries/knowledge/edge_delete", sourceId=node_id, targetId=target_id,
@@ -259,13 +259,14 @@ def status_changes(
     ]  # fmt: skip
 
 
-async def held_statuses(gated: Gated, principal: Principal, flips: Sequence[str]) -> list[str]:
-    """For a non-human write that would flip these notes' status: the corrections of a person
-    that hold a status among them (none for a person's own write)."""
+async def held_statuses(gated: Gated, principal: Principal, flips: Sequence[str]) -> dict[str, str | None]:
+    """For a non-human write that would flip these notes' status: the notes among them whose
+    status a person wrote or corrected, each with the correction that holds it (``None``
+    for a person's own write); nothing for a person's own write."""
     if not flips or not corrections.is_agent(principal):
-        return []
-    held = await corrections.corrected(gated, flips)
-    return sorted({fields["status"] for fields in held.values() if "status" in fields})
+        return {}
+    held = await corrections.held(gated, flips)
+    return {node_id: fields["status"] for node_id, fields in sorted(held.items()) if "status" in fields}
 
 
 def edge_payload(edge: NewEdge) -> dict[str, Any]:

@@ -8,6 +8,7 @@ write is one transaction (a batch of 1,000 notes commits whole or not at all).
 from __future__ import annotations
 
 import functools
+import re
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,14 @@ class PendingNote:
     note: NewNote
     node_id: str
     embedding: list[float]
+    #: The service's own reading of the text (its vector is ``None`` when the note came with
+    #: a vector of its own and nothing a person took away needs comparing).
+    reading: corrections.Reading | None = None
+
+
+class _ReadAgain(Exception):  # noqa: N818 - a signal, not an error
+    """A person took agent text away while an agent's notes with vectors of their own were
+    prepared without the service's own reading of them: read them and write again."""
 
 
 class NoteService:
@@ -129,17 +138,45 @@ class NoteService:
                         field=f"{field_prefix(i)}tags",
                     )
         vectors = await self._embeddings(notes, field_prefix)  # slow: before the gate, not under it
-        pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
+        guarded = corrections.is_agent(principal) and approving is None
+        own = (
+            guarded and any(n.embedding is not None for n in notes) and await self._has_taken_text(principal)
+        )
+        for _ in range(2):
+            pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
+            if guarded:
+                await self._read(pending, own)
 
-        async def work(gated: Gated) -> list[CreateResult]:
-            results = await self._create_tx(gated, principal, pending, field_prefix, keep_existing, approving)
-            if then is not None:
-                await then(gated, results)
+            async def work(gated: Gated, pending: list[PendingNote] = pending) -> list[CreateResult]:
+                results = await self._create_tx(
+                    gated, principal, pending, field_prefix, keep_existing, approving, batch
+                )
+                if then is not None:
+                    await then(gated, results)
+                return results
+
+            try:
+                results = await self._gate.write(principal.user_id, work)
+            except _ReadAgain:
+                own = True
+                continue
+            self._sizes.forget(principal.user_id)
             return results
+        raise AssertionError("unreachable: a second attempt reads every text")  # pragma: no cover
 
-        results = await self._gate.write(principal.user_id, work)
-        self._sizes.forget(principal.user_id)
-        return results
+    async def _has_taken_text(self, principal: Principal) -> bool:
+        rows = await self._db.read("queries/knowledge/corrections_text_any", userId=principal.user_id)
+        return bool(rows[0]["any"])
+
+    async def _read(self, pending: list[PendingNote], own: bool) -> None:
+        """The service's own reading of each agent note: its fingerprint, and its vector (the
+        one computed here, or for a note that came with a vector, computed now when ``own``)."""
+        supplied = [p for p in pending if p.note.embedding is not None] if own else []
+        mine = await self._embedder.embed([f"{p.note.title}\n{p.note.content}" for p in supplied])
+        computed = {p.index: v for p, v in zip(supplied, mine, strict=True)}
+        for p in pending:
+            vector = p.embedding if p.note.embedding is None else computed.get(p.index)
+            p.reading = corrections.Reading(vector, corrections.fingerprint(p.note.title, p.note.content))
 
     async def _create_tx(
         self,
@@ -149,6 +186,7 @@ class NoteService:
         field_prefix: Callable[[int], str],
         keep_existing: bool,
         approving: str | None,
+        batch: bool,
     ) -> list[CreateResult]:
         """Under the user's lock: what is already there is decided here, by what is committed."""
         supplied = [p.node_id for p in pending if p.note.id]
@@ -168,6 +206,12 @@ class NoteService:
             if known is None:
                 fresh.append(p)
                 continue
+            if not principal.sees(known.get("targetId") or p.node_id, known["tags"]):
+                # Whatever the text: a scoped key learns nothing of a note outside its scope.
+                raise Conflict(
+                    f"note id {p.node_id!r} is taken outside this key's scope; use another id",
+                    field=f"{field_prefix(p.index)}id",
+                )
             if not keep_existing and (known["title"], known["content"], known["type"]) != (
                 p.note.title,
                 p.note.content,
@@ -187,15 +231,18 @@ class NoteService:
                 merged_earlier.add(p.index)
 
         guarded = corrections.is_agent(principal) and approving is None
-        if guarded and fresh:  # a fact a person deleted is not written back by an agent
+        if guarded and fresh:  # a fact a person took away is not written back by an agent
+            unread = any(p.reading is None or p.reading.vector is None for p in fresh)
+            if unread and await corrections.has_taken_text(gated):
+                raise _ReadAgain
             revived = await corrections.deleted_twins(
-                gated, [(p.index, p.embedding) for p in fresh], self._dedupe_threshold
+                gated, [(p.index, p.reading) for p in fresh if p.reading is not None], self._dedupe_threshold
             )
             for p in fresh:
                 if p.index in revived:
                     proposals[p.index] = await self._propose_create(
-                        gated, principal, p, {"revives": revived[p.index]}, corrections.NOTE_FIELDS,
-                        [revived[p.index]["correctionId"]],
+                        gated, principal, p, {"revives": _revives(principal, revived[p.index])},
+                        corrections.NOTE_FIELDS, [revived[p.index]["correctionId"]], batch,
                     )  # fmt: skip
             fresh = [p for p in fresh if p.index not in proposals]
 
@@ -215,7 +262,7 @@ class NoteService:
             ):
                 node = row["node"]
                 twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
-        held = await corrections.corrected(gated, stored_twins) if guarded else {}
+        held = await corrections.held(gated, stored_twins) if guarded else {}
         for p in fresh:
             if p.index not in merges:
                 twin_state[p.node_id] = {
@@ -240,10 +287,10 @@ class NoteService:
             }
             moved = {k for k in corrections.MERGE_FIELDS if after[k] != before[k]}
             hits = moved & set(held.get(twin.node_id, {}))
-            if hits:  # the merge would move a field a person corrected
+            if hits:  # the merge would move a field a person wrote or corrected
                 proposals[p.index] = await self._propose_create(
                     gated, principal, p, {"mergeInto": twin.node_id}, hits,
-                    [held[twin.node_id][k] for k in hits],
+                    [held[twin.node_id][k] for k in hits], batch,
                 )  # fmt: skip
                 continue
             merge_id = uuid.uuid4().hex
@@ -326,14 +373,22 @@ class NoteService:
         p: PendingNote,
         why: dict[str, Any],
         fields: Iterable[str],
-        held_by: Iterable[str],
+        held_by: Iterable[str | None],
+        batch: bool,
     ) -> dict[str, Any]:
-        """An agent's create held back by a correction, stored as a proposal."""
+        """An agent's create held back by what a person wrote, corrected or deleted, stored as
+        a proposal. A change a person rejected is refused (409) alone; in a batch, that item
+        answers with the rejected proposal and the others are written."""
         payload = {"note": create_payload(p.note, p.node_id)} | why
-        return await corrections.propose(
-            gated, principal, op="note.create", target_id=p.node_id if p.note.id else None,
-            payload=payload, fields=fields, corrections=held_by,
-        )  # fmt: skip
+        try:
+            return await corrections.propose(
+                gated, principal, op="note.create", target_id=p.node_id if p.note.id else None,
+                payload=payload, fields=fields, corrections=held_by,
+            )  # fmt: skip
+        except corrections.Rejected as rejected:
+            if not batch:
+                raise
+            return rejected.proposal
 
     @staticmethod
     def _create_row(p: PendingNote) -> dict[str, Any]:
@@ -348,6 +403,9 @@ class NoteService:
             "tags": list(p.note.tags),
             "sourceRef": p.note.source_ref,
             "embedding": p.embedding,
+            # A vector the client sent is not the service's reading of the text: a person who
+            # takes this text away later has it read again (corrections.read_stored).
+            "vectorSupplied": True if p.note.embedding is not None else None,
         }
 
     # --- read ---------------------------------------------------------------------------------
@@ -367,7 +425,12 @@ class NoteService:
                 "queries/knowledge/merged_lookup", userId=principal.user_id, ids=[node_id]
             )
             if folded:
-                return await self.get(principal, str(folded[0]["targetId"]), with_embedding=with_embedding)
+                try:
+                    return await self.get(
+                        principal, str(folded[0]["targetId"]), with_embedding=with_embedding
+                    )
+                except NotFound:  # folded into a note outside the scope: not named
+                    raise NotFound(f"no note {node_id!r}", field="id") from None
         if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
             raise NotFound(f"no note {node_id!r}", field="id")
         node: dict[str, Any] = note_view(rows[0]["node"])
@@ -446,11 +509,12 @@ class NoteService:
         read = await self.get(principal, node_id)
         for _ in range(_PATCH_ATTEMPTS):
             text = _patched_text(read, patch)
-            embedding = None
+            embedding, own = None, None
             if text != (read["title"], read["content"]):
                 [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
+                own = await corrections.read_stored(self._db, self._embedder, principal, node_id)
             work = functools.partial(
-                self._update_tx, principal, node_id, patch, props, text, embedding, approving, then
+                self._update_tx, principal, node_id, patch, props, text, embedding, own, approving, then
             )
             result = await self._gate.write(principal.user_id, work)
             if isinstance(result, Proposed):
@@ -471,6 +535,7 @@ class NoteService:
         props: dict[str, Any],
         text: tuple[str, str],
         embedding: list[float] | None,
+        own: corrections.OwnReading | None,
         approving: str | None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None,
         gated: Gated,
@@ -492,7 +557,9 @@ class NoteService:
             if then is not None:
                 await then(gated, [])
             return {"node": note_view(now)}
-        if patch.status == KnowledgeStatus.ACTIVE and now["status"] == KnowledgeStatus.SUPERSEDED.value:
+        if changed.get("status") == KnowledgeStatus.ACTIVE.value:
+            # Whatever the status it comes from (superseded, or archived after it): a note
+            # a supersedes edge points at is not active while the edge stands.
             [by] = await gated.run("queries/knowledge/superseded_by", id=node_id)
             if by["ids"]:
                 raise Conflict(
@@ -501,12 +568,18 @@ class NoteService:
                     field="status",
                 )
         if corrections.is_agent(principal) and approving is None:
-            held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
+            held = (await corrections.held(gated, [node_id])).get(node_id, {})
             hits = set(changed) & set(held)
-            if hits:
+            revived = {}
+            if embedding is not None and not unchanged:  # text a person took away, PATCHed in
+                reading = corrections.Reading(embedding, corrections.fingerprint(*leaves))
+                revived = await corrections.deleted_twins(gated, [(0, reading)], self._dedupe_threshold)
+            if hits or revived:
+                twin = revived.get(0)
                 return Proposed(await corrections.propose(
                     gated, principal, op="note.update", target_id=node_id, payload={"patch": changed},
-                    fields=hits, corrections=[held[k] for k in hits],
+                    fields=hits | (TEXT_FIELDS & set(changed) if twin else set()),
+                    corrections=[held[k] for k in hits] + ([twin["correctionId"]] if twin else []),
                 ))  # fmt: skip
         written: set[str] = set()
         replaced: corrections.Kept | None = None
@@ -514,11 +587,11 @@ class NoteService:
             [snap] = await gated.run(
                 "queries/knowledge/note_snapshot", id=node_id, withEmbedding=not unchanged
             )
-            written = await corrections.agent_written(gated, node_id, snap["note"]["createdByRole"])
+            written = corrections.agent_written(snap["note"])
             if written & set(changed) & TEXT_FIELDS:
                 # The agent's text a person corrects away keeps its vector with the correction:
                 # an agent's later create of a twin of it becomes a proposal, as for a delete.
-                replaced = corrections.kept_vector(dict(snap["note"]))
+                replaced = corrections.kept_vector(dict(snap["note"]), own)
         await gated.run(
             "queries/knowledge/note_update",
             id=node_id,
@@ -551,39 +624,38 @@ class NoteService:
     ) -> list[str] | Proposed:
         """Delete a note, its edges and merge records; returns notes restored from superseded.
 
-        Journaled with everything an undo needs to bring it back (not its vector). A
-        non-human delete of a note a person corrected is proposed instead; a person's
-        delete of an agent's note is a correction, which keeps the note's vector so an
-        agent cannot write a twin of it back.
+        Journaled with everything an undo needs to bring it back (its vector beside the
+        JSON). A non-human delete of a note a person wrote or corrected is proposed instead;
+        a person's delete of an agent's note is a correction, which keeps the service's own
+        vector of its text so an agent cannot write a twin of it back.
         """
+        own = await corrections.read_stored(self._db, self._embedder, principal, node_id)
 
         async def work(gated: Gated) -> list[str] | Proposed:
             rows = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=True)
             if not rows or not principal.sees(node_id, rows[0]["note"]["tags"]):
                 raise NotFound(f"no note {node_id!r}", field="id")
-            snap = dict(rows[0]["note"])
+            snap = read_snapshot(rows[0]["note"])
             await require_ends_in_scope(gated, principal, snap)
-            vector = corrections.kept_vector(snap)
+            stored = (snap["embedding"], snap.get("embeddingModel")) if snap.get("embedding") else None
+            vector = corrections.kept_vector(snap, own)
             superseded = superseded_by_snapshot(snap)
             was = await statuses(gated, superseded)
             if corrections.is_agent(principal) and approving is None:
-                held = (await corrections.corrected(gated, [node_id])).get(node_id, {})
-                freed = would_flip(was, removing=True)
-                if held or (freed_held := await held_statuses(gated, principal, freed)):
+                held = (await corrections.held(gated, [node_id])).get(node_id, {})
+                freed_held = await held_statuses(gated, principal, would_flip(was, removing=True))
+                if held or freed_held:
                     return Proposed(await corrections.propose(
                         gated, principal, op="note.delete", target_id=node_id, payload={},
-                        fields=set(held) or {"status"}, corrections=set(held.values()) or set(freed_held),
+                        fields=set(held) or {"status"}, corrections=[*held.values(), *freed_held.values()],
                     ))  # fmt: skip
-            written = (
-                set()
-                if corrections.is_agent(principal)
-                else await corrections.agent_written(gated, node_id, snap["createdByRole"])
-            )
+            written = set() if corrections.is_agent(principal) else corrections.agent_written(snap)
             [deleted] = await gated.run("queries/knowledge/note_delete", id=node_id)
             *_, mutation_id = await journal.record_many(gated, principal, [
                 *status_changes(was, await statuses(gated, superseded), approving),
                 journal.Change(
-                    "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving
+                    "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving,
+                    vector=stored,
                 ),
             ])  # fmt: skip
             if written:
@@ -598,6 +670,14 @@ class NoteService:
         result = await self._gate.write(principal.user_id, work)
         self._sizes.forget(principal.user_id)
         return result
+
+
+def _revives(principal: Principal, twin: dict[str, Any]) -> dict[str, Any]:
+    """What a proposal says of the taken-away text a create restates: a scoped key is not
+    told which note it was (it may lie outside the scope)."""
+    if principal.scope is None:
+        return twin
+    return {k: v for k, v in twin.items() if k != "targetId"}
 
 
 async def require_ends_in_scope(gated: Gated, principal: Principal, snap: dict[str, Any]) -> None:
@@ -687,9 +767,44 @@ def _created_state(row: dict[str, Any]) -> dict[str, Any]:
     return state | {"status": KnowledgeStatus.ACTIVE.value}
 
 
+def read_snapshot(note: dict[str, Any]) -> dict[str, Any]:
+    """A note as ``note_snapshot`` read it, its times as epoch milliseconds (JSON, as the
+    journal keeps them)."""
+    snap = dict(note)
+    for name in snap.get("times") or []:
+        value = snap.get(name)
+        if value is not None and not isinstance(value, int):
+            snap[name] = int(value.to_native().timestamp() * 1000)
+    return snap
+
+
 def snapshot_state(snap: dict[str, Any]) -> dict[str, Any]:
-    """A deleted note as the journal keeps it: what an undo needs to bring it back."""
+    """A deleted note as the journal keeps it: what an undo needs to bring it back (every
+    property it held, its labels, merges and edges; never its vector, which the delete's
+    mutation keeps beside the JSON)."""
     return {k: v for k, v in snap.items() if v is not None and k not in {"embedding", "embeddingModel"}}
+
+
+#: What a label a note brings back from the journal looks like (the snapshot read it from
+#: the note as stored; the check keeps anything else out of the restore's labels).
+_LABEL = re.compile(r"^[A-Z][A-Za-z]{0,63}$")
+#: Keys of a snapshot that are not properties of the note.
+_NOT_PROPS = frozenset({"id", "labels", "times", "merges", "edges", "embedding", "embeddingModel"})
+
+
+def restorable(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The ``$note`` of ``queries/knowledge/note_restore`` for a journaled snapshot (those
+    journaled before snapshots kept labels and times get their type's label and createdAt)."""
+    labels = snapshot.get("labels") or [KnowledgeType(snapshot["type"]).label]
+    if not all(_LABEL.match(label) for label in labels):
+        raise Conflict(f"the journaled note {snapshot['id']!r} cannot be brought back", field="id")
+    merges = [
+        {"id": None, "requestedId": None, "tags": [], "createdByRole": None, "createdByAgent": None} | m
+        for m in snapshot.get("merges") or []
+    ]
+    props = {k: v for k, v in snapshot.items() if k not in _NOT_PROPS}
+    times = snapshot.get("times") or (["createdAt"] if "createdAt" in props else [])
+    return {"id": snapshot["id"], "labels": labels, "times": times, "props": props, "merges": merges}
 
 
 #: How often an update re-embeds because its note's text changed while it was embedding.

@@ -49,7 +49,13 @@ from graph.knowledge.edges import (
     would_flip,
 )
 from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeStatus, KnowledgeType, Proposed
-from graph.knowledge.notes import snapshot_state, superseded_by_snapshot
+from graph.knowledge.notes import (
+    TEXT_FIELDS,
+    read_snapshot,
+    restorable,
+    snapshot_state,
+    superseded_by_snapshot,
+)
 from graph.knowledge.search import TenantSizes
 
 #: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
@@ -101,10 +107,17 @@ class UndoService:
             text = await self._text(principal, mutation)
             embedding = None
             if text is not None:
-                [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
+                embedding = await self._kept_vector(principal, mutation)
+                if embedding is None:
+                    [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
+            own = None  # a person's undo that takes an agent's text away keeps the service's reading
+            if mutation["op"] == "note.create" or (mutation["op"] == "note.update" and text is not None):
+                own = await corrections.read_stored(self._db, self._embedder, principal, mutation["targetId"])
 
-            async def work(gated: Gated, text: Any = text, embedding: Any = embedding) -> Any:
-                return await self._undo_tx(gated, principal, mutation["id"], text, embedding, approving, then)
+            async def work(gated: Gated, text: Any = text, embedding: Any = embedding, own: Any = own) -> Any:
+                return await self._undo_tx(
+                    gated, principal, mutation["id"], text, embedding, own, approving, then
+                )
 
             result = await self._gate.write(principal.user_id, work)
             if result is not None:
@@ -112,6 +125,14 @@ class UndoService:
                     self._sizes.forget(principal.user_id)
                 return result  # type: ignore[no-any-return]
         raise Conflict(f"note {mutation['targetId']!r} kept changing while this undo was prepared; try again")
+
+    async def _kept_vector(self, principal: Principal, mutation: dict[str, Any]) -> list[float] | None:
+        """The vector a delete's mutation kept of its note, if it was made by the embedder in
+        use (an undo of the delete then needs no embedding)."""
+        if mutation["op"] != "note.delete":
+            return None
+        kept = await journal.kept_vector(self._db, principal, mutation["id"])
+        return kept[0] if kept is not None and kept[1] == self._embedder.model_id else None
 
     async def _text(self, principal: Principal, mutation: dict[str, Any]) -> tuple[str, str] | None:
         """The title and content the undo leaves, when it must embed them (before the gate)."""
@@ -136,6 +157,7 @@ class UndoService:
         mutation_id: str,
         text: tuple[str, str] | None,
         embedding: list[float] | None,
+        own: corrections.OwnReading | None,
         approving: str | None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None,
     ) -> dict[str, Any] | Proposed | None:
@@ -169,10 +191,10 @@ class UndoService:
         change: tuple[dict[str, Any] | None, dict[str, Any] | None]
         if op == "note.create":
             rows = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=True)
-            snap = dict(rows[0]["note"])
-            vector = corrections.kept_vector(snap)
+            snap = read_snapshot(rows[0]["note"])
+            vector = corrections.kept_vector(snap, own)
             if not corrections.is_agent(principal):
-                written = await corrections.agent_written(gated, target, snap["createdByRole"])
+                written = corrections.agent_written(snap)
                 if written:
                     correction = ("delete", written, snap, None, vector)
             await gated.run("queries/knowledge/note_delete", id=target)
@@ -192,12 +214,17 @@ class UndoService:
             if "status" in before:
                 await self._check_status(gated, m, before["status"], was)
             if not corrections.is_agent(principal):
+                # A person's undo of an agent's change is a correction like a PATCH: it keeps
+                # the vector of the agent's text it takes away.
                 [snap_row] = await gated.run(
-                    "queries/knowledge/note_snapshot", id=target, withEmbedding=False
+                    "queries/knowledge/note_snapshot", id=target, withEmbedding=text is not None
                 )
-                written = await corrections.agent_written(gated, target, snap_row["note"]["createdByRole"])
+                snap = dict(snap_row["note"])
+                kept = corrections.kept_vector(snap, own)
+                written = corrections.agent_written(snap)
                 if written & set(before):
-                    correction = ("update", written & set(before), after, before, None)
+                    taken = kept if written & set(before) & TEXT_FIELDS else None
+                    correction = ("update", written & set(before), after, before, taken)
             await gated.run(
                 "queries/knowledge/note_update", id=target, props=before,
                 label=KnowledgeType(before["type"]).label if "type" in before else None,
@@ -268,13 +295,7 @@ class UndoService:
                 "confidence": e.get("confidence"), "note": e.get("note"),
                 "createdByRole": e.get("createdByRole"), "createdByAgent": e.get("createdByAgent"),
             })  # fmt: skip
-        note = {
-            "createdByRole": None, "createdByAgent": None, "mergeCount": 0, "merges": [],
-        } | snapshot | {"label": KnowledgeType(snapshot["type"]).label}  # fmt: skip
-        note["merges"] = [
-            {"id": None, "requestedId": None, "tags": [], "createdByRole": None, "createdByAgent": None} | m
-            for m in note["merges"]
-        ]
+        note = restorable(snapshot)
         [row] = await gated.run(
             "queries/knowledge/note_restore", note=note, edges=edges, embedding=embedding,
             tenantKey=tenant_key(gated.user_id), embeddingModel=self._embedder.model_id,
@@ -348,26 +369,30 @@ class UndoService:
         restored note is a twin of) becomes a proposal."""
         op, target = m["op"], m["targetId"]
         fields: set[str] = set()
-        held_ids: set[str] = set()
+        holders: list[str | None] = []
         if m["targetType"] == "Knowledge":
-            held = (await corrections.corrected(gated, [target])).get(target, {})
+            held = (await corrections.held(gated, [target])).get(target, {})
             fields = corrections.touched(m) & set(held)
-            held_ids = {held[k] for k in fields}
+            holders = [held[k] for k in fields]
         flipping = would_flip(was, removing=op in ("note.create", "edge.connect"))
         status_held = await held_statuses(gated, principal, flipping)
         if status_held:
             fields.add("status")
-            held_ids.update(status_held)
+            holders.extend(status_held.values())
         if op == "note.delete" and embedding is not None:
-            twins = await corrections.deleted_twins(gated, [(0, embedding)], self._dedupe_threshold)
+            before = m.get("before") or {}
+            reading = corrections.Reading(
+                embedding, corrections.fingerprint(before["title"], before["content"])
+            )
+            twins = await corrections.deleted_twins(gated, [(0, reading)], self._dedupe_threshold)
             if 0 in twins and twins[0]["targetId"] != target:
                 fields.update(corrections.NOTE_FIELDS)
-                held_ids.add(twins[0]["correctionId"])
-        if not held_ids:
+                holders.append(twins[0]["correctionId"])
+        if not fields:
             return None
         return Proposed(await corrections.propose(
             gated, principal, op="undo", target_id=target, payload={"mutationId": m["id"]},
-            fields=fields, corrections=held_ids,
+            fields=fields, corrections=holders,
         ))  # fmt: skip
 
     @staticmethod
@@ -379,7 +404,7 @@ class UndoService:
         if corrections.is_agent(principal):
             return None
         [snap] = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=False)
-        written = await corrections.agent_written(gated, target, snap["note"]["createdByRole"])
+        written = corrections.agent_written(snap["note"])
         names = written & set(before) & set(corrections.NOTE_FIELDS)
         if not names:
             return None

@@ -1,15 +1,15 @@
-// Bring a deleted note back as the journal kept it (an undo of its delete): its fields,
-// who created it and when, its merge records, and its edges to notes that still exist
-// (a supersedes edge marks its target superseded again). The id is free: the undo checked.
+// Bring a deleted note back as the journal kept it (an undo of its delete): every property
+// it held ($note.props; those named in $note.times are times, kept as epoch milliseconds),
+// its labels ($note.labels: the note's own, as stored, checked by the caller), its merge
+// records, and its edges to notes that still exist (a supersedes edge marks its target
+// superseded again). The id is free: the undo checked.
 MATCH (t:Tenant {userId: $userId})
-CREATE (n:Knowledge:$($note.label) {
-  userId: $userId, id: $note.id, title: $note.title, content: $note.content, type: $note.type,
-  source: $note.source, confidence: $note.confidence, tags: $note.tags, sourceRef: $note.sourceRef,
-  status: CASE WHEN $note.status = 'superseded' THEN 'active' ELSE $note.status END,
-  createdAt: datetime({epochMillis: $note.createdAt}), updatedAt: datetime(),
-  tenantKey: $tenantKey, embeddingModel: $embeddingModel, createdByRole: $note.createdByRole,
-  createdByAgent: $note.createdByAgent, mergeCount: coalesce($note.mergeCount, 0)
-})
+CREATE (n:Knowledge:$($note.labels) {userId: $userId, id: $note.id})
+SET n += $note.props,
+    n.status = CASE WHEN $note.props.status = 'superseded' THEN 'active' ELSE $note.props.status END,
+    n.updatedAt = datetime(), n.tenantKey = $tenantKey, n.embeddingModel = $embeddingModel,
+    n.mergeCount = coalesce($note.props.mergeCount, 0)
+FOREACH (name IN $note.times | SET n[name] = datetime({epochMillis: $note.props[name]}))
 SET t.notes = t.notes + 1
 WITH n
 CALL db.create.setNodeVectorProperty(n, 'embedding', $embedding)

@@ -2,13 +2,17 @@
 // (userId, id) refuses a duplicate outright), keeping the user's note count; the type
 // sublabel comes from an allow-list. Each new note's journal entry is created here too,
 // linked to the note as it is made (the shape queries/core/mutation_record writes: a
-// note.create with the fields after, in the write $seq, at its part).
+// note.create with the fields after, in the write $seq, at its part). A person's new note
+// has every field person-written (`personFields`, as queries/core/mutation_record keeps it);
+// `vectorSupplied` marks a vector the client sent rather than the service's own.
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
   source: row.source, confidence: row.confidence, tags: row.tags, sourceRef: row.sourceRef, status: 'active',
   createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
-  embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0
+  embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0,
+  personFields: CASE WHEN $role = 'human' THEN row.mutation.written ELSE [] END,
+  vectorSupplied: row.vectorSupplied
 })
 CREATE (:Mutation {
   userId: $userId, id: row.mutation.id, seq: $seq, part: row.mutation.part, at: n.createdAt,

@@ -416,9 +416,7 @@ async def test_a_person_undoing_an_agents_merge_corrects_it_and_proposals_page_w
     agent = await make_caller(Role.AGENT, agent_id="scribe")
     person = await make_caller(Role.HUMAN, user_id=agent.user_id)
     vector = unit_vector(5)
-    await seed(
-        person, {**note("a", "Postgres", "Orders live in Postgres.", tags=["db"]), "embedding": vector}
-    )
+    await seed(agent, {**note("a", "Postgres", "Orders live in Postgres.", tags=["db"]), "embedding": vector})
     twin = {
         **note("b", "Postgres!", "Orders: Postgres.", tags=["orders"]),
         "embedding": vector,
@@ -440,7 +438,7 @@ async def test_a_person_undoing_an_agents_merge_corrects_it_and_proposals_page_w
         await agent.http.post("/v1/knowledge", json=body)
         await person.http.delete(f"/v1/knowledge/gone{i}")
     batch = [
-        {**note(f"back{i}", f"Back {i}", f"Fact {i}."), "embedding": unit_vector(20 + i), "dedupe": False}
+        {**note(f"back{i}", f"Gone {i}", f"Fact {i}."), "embedding": unit_vector(20 + i), "dedupe": False}
         for i in range(3)
     ]
     answer = await agent.http.post("/v1/knowledge/batch", json={"items": batch})

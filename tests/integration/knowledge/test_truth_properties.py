@@ -72,6 +72,16 @@ async def deleted_by_people(caller: Caller) -> set[str]:
     return {c["targetId"] for c in items if c["status"] == "active" and c["kind"] == "delete"}
 
 
+async def taken_text(caller: Caller, node_id: str) -> tuple[str, str] | None:
+    """The agent's title and content a person's delete of ``node_id`` took away, if any."""
+    items = (await caller.http.get("/v1/corrections", params={"limit": 500})).json()["items"]
+    for c in items:  # newest first
+        mine = c["targetId"] == node_id and c["status"] == "active" and c["kind"] == "delete"
+        if mine and {"title", "content"} <= set(c["before"]):
+            return c["before"]["title"], c["before"]["content"]
+    return None
+
+
 async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> None:
     counter = 0
     for step in steps:
@@ -89,16 +99,18 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
             answer = await agent.http.post("/v1/knowledge", json=body)
             assert answer.status_code in (200, 201, 202, 409), answer.text
             event(f"agent_create: {answer.status_code}")
-        elif kind == "agent_twin":  # a new id with a deleted note's vector
+        elif kind == "agent_twin":  # a deleted note's text under a new id, with a vector of its own
             slot = step[1]
+            taken = await taken_text(person, f"n{slot}")
+            title, content = taken or ("Again", f"Agent fact {slot} again.")
             body = {
-                "id": f"twin{counter}", "title": "Again", "content": f"Agent fact {slot} again.",
-                "type": "fact", "embedding": unit_vector(100 + slot), "dedupe": False,
+                "id": f"twin{counter}", "title": title, "content": content, "type": "fact",
+                "embedding": unit_vector(200 + counter % 100), "dedupe": False,
             }  # fmt: skip
             answer = await agent.http.post("/v1/knowledge", json=body)
-            assert answer.status_code in (201, 202), answer.text
-            if f"n{slot}" in gone:
-                assert answer.status_code == 202, "an agent wrote back a fact a person deleted"
+            assert answer.status_code in (201, 202, 409), answer.text  # 409: a person rejected it
+            if taken is not None:
+                assert answer.status_code in (202, 409), "an agent wrote back a fact a person deleted"
                 event("an agent's twin of a fact a person deleted became a proposal")
         elif kind in ("human_patch", "agent_patch", "agent_patch_corrected"):
             if kind == "agent_patch_corrected":
