@@ -47,6 +47,7 @@ from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.tenancy import tenant_key
 from graph.core.vectors import VectorPlanConfig, score_from_cosine
+from graph.project.agent_docs import MAX_DECISION_CHARS, MAX_DECISIONS
 from graph.project.context import INSIGHTS_PER_THREAD
 from tests.support.servers import ApiProcess, running_api
 
@@ -252,7 +253,10 @@ def measure(
                         },
                     )
                 elif side == "instructions_raw":
-                    spent[side] = raw(instructions_query, userId=USER, agentId=agent)
+                    spent[side] = raw(
+                        instructions_query, userId=USER, agentId=agent, limit=MAX_DECISIONS,
+                        maxChars=MAX_DECISION_CHARS,
+                    )  # fmt: skip
                 elif side == "record":
                     body = decision(size.decisions + recorded) | {
                         "title": f"Orders storage rule {recorded}",

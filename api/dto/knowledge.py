@@ -163,6 +163,16 @@ class MergeOut(OutModel):
     source_ref: str | None = None
 
 
+class WrittenByOut(OutModel):
+    """Who wrote a note: who created it, and which fields a person wrote last (an agent or
+    a pipeline of the service wrote the rest). What a person wrote is held against agents'
+    writes (docs/journal.md#corrections)."""
+
+    created_by_role: str | None = None
+    created_by_agent: str | None = None
+    person_fields: list[str] = Field(default_factory=list)
+
+
 class NoteOut(OutModel):
     """A note as the API shows it."""
 
@@ -183,6 +193,7 @@ class NoteOut(OutModel):
     )
     embedding: list[float] | None = None
     source_ref: str | None = None
+    written_by: WrittenByOut | None = None
 
 
 class ProposedByOut(OutModel):

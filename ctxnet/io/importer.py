@@ -46,7 +46,17 @@ from ctxnet.io.sources import Record, read
 
 #: What an export writes beside a record's own fields (the import's, or derived).
 EXPORT_ONLY = frozenset(
-    {"status", "createdAt", "updatedAt", "mergeCount", "merges", "kind", "supersededBy", "supersedes"}
+    {
+        "status",
+        "createdAt",
+        "updatedAt",
+        "mergeCount",
+        "merges",
+        "kind",
+        "supersededBy",
+        "supersedes",
+        "recordedBy",
+    }
 )
 #: Project context records of an export, each recorded through its own route.
 ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constraint": "/v1/constraints"}

@@ -36,6 +36,7 @@ from graph.core.errors import EmbeddingError, Forbidden, InvalidInput
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
 from graph.knowledge.retrieval import RetrievalService
+from graph.knowledge.views import author_mark
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +118,7 @@ def _pending_text(p: Mapping[str, Any], now: datetime) -> str:
 
 def _memory_text(m: Mapping[str, Any]) -> str:
     if m["kind"] == "note":
-        return f"- [note, {m['type']}] {m['title']}: {' '.join(m['content'].split())}"
+        return f"- [note, {m['type']}] {m['title']}: {' '.join(m['content'].split())}{author_mark(m)}"
     said = m["extractedAt"][:10]  # an ISO-8601 time: its day
     origin = "a session saved on" if m.get("pageSlug") else "a conversation of"
     return f"- [insight, {m['type']}, from {origin} {said}] {' '.join(m['content'].split())}"
@@ -232,7 +233,10 @@ class BridgeService:
             self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector),
         )
         notes = [
-            {"kind": "note", **{k: n[k] for k in ("id", "title", "content", "type", "confidence")}}
+            {
+                "kind": "note",
+                **{k: n.get(k) for k in ("id", "title", "content", "type", "confidence", "writtenBy")},
+            }
             for n in found
         ]
         insights = [

@@ -29,6 +29,7 @@ from graph.core.values import plain
 from graph.core.vectors import cosine_from_score
 from graph.knowledge.models import KnowledgeType
 from graph.knowledge.retrieval import RetrievalService
+from graph.knowledge.views import author_mark
 
 #: The bundle's sections, in the order the text shows them.
 SECTIONS = ("decisions", "knowledge", "pages", "insights")
@@ -63,7 +64,7 @@ def _flat(text: str) -> str:
 
 
 def _note_line(n: dict[str, Any]) -> str:
-    return f"- [{n['type']}] {_flat(n['title'])}: {_flat(n['content'])} (id {n['id']})"
+    return f"- [{n['type']}] {_flat(n['title'])}: {_flat(n['content'])}{author_mark(n)} (id {n['id']})"
 
 
 def _page_line(p: dict[str, Any]) -> str:
@@ -135,8 +136,8 @@ class BriefService:
             principal, task, vector, top_k=LIMITS["decisions"] + LIMITS["knowledge"],
             min_similarity=self._min_similarity,
         )  # fmt: skip
-        keep = ("id", "title", "content", "type", "confidence", "status")
-        hits = [{k: n[k] for k in keep} for n in found]
+        keep = ("id", "title", "content", "type", "confidence", "status", "writtenBy")
+        hits = [{k: n.get(k) for k in keep} for n in found]
         decisions = [h for h in hits if h["type"] == KnowledgeType.DECISION.value][: LIMITS["decisions"]]
         others = [h for h in hits if h["type"] != KnowledgeType.DECISION.value][: LIMITS["knowledge"]]
         return decisions, others

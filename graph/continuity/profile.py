@@ -273,7 +273,7 @@ class ProfileService:
         )
         correction_id = await corrections.record(
             gated, principal, mutation_id=mutation_id, kind="delete" if removed_all else "update",
-            node_id=principal.user_id, fields=before, before=before, after=after,
+            node_id=principal.user_id, fields=before, before=before, after=after, target_type="Profile",
         )  # fmt: skip
         await gated.run(
             "queries/continuity/profile_corrected",

@@ -12,7 +12,8 @@ Under the write gate, before any non-human write is applied:
 * a change of a field a person wrote or corrected (PATCH, a dedupe merge that would move
   its confidence or tags, a supersedes edge that would flip its status, the delete of
   such a note, an undo) is not applied: it is stored as a ``Proposal`` that a person
-  approves or rejects (:mod:`graph.knowledge.proposals`);
+  approves or rejects (:mod:`graph.knowledge.proposals`). A note's title and content are
+  one statement: a person who wrote or corrected either holds both, and the note's status;
 * a write of text that is a twin of text a person took away from an agent (a note they
   deleted, title and content they corrected away) becomes a proposal too, whether it is a
   create or a PATCH of another note. Twins are found by the service's own reading of the
@@ -44,9 +45,8 @@ from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role, Scope
 from graph.core.values import check_id, decode_seq_cursor, plain
 from graph.core.vectors import cosine_from_score, score_from_cosine
+from graph.knowledge.models import NOTE_FIELDS
 
-#: The fields of a note a correction can cover.
-NOTE_FIELDS = ("title", "content", "type", "source", "confidence", "tags", "status")
 #: The fields a dedupe merge changes on the note it folds into.
 MERGE_FIELDS = ("confidence", "tags")
 
@@ -112,6 +112,13 @@ async def held(
         if written and row["note"] is not None:
             for name in sorted(person_fields(row["note"])):
                 mine.setdefault(name, PERSON_WRITTEN)
+        # A note's text is one statement: a person who wrote or corrected its title or its
+        # content vouches for both, and for its standing (an agent's supersedes edge or
+        # archive would hide what the person said).
+        said = [mine[name] for name in ("content", "title") if name in mine]
+        if said:
+            for name in ("title", "content", "status"):
+                mine.setdefault(name, said[0])
     return {k: v for k, v in fields.items() if v}
 
 
@@ -224,6 +231,7 @@ async def record(
     before: dict[str, Any],
     after: dict[str, Any] | None,
     embedding: Kept | None = None,
+    target_type: str = "Knowledge",
 ) -> str:
     """Store a person's correction of agent-written fields (``kind`` update or delete), with
     the ``(vector, text it was computed from, model)`` of the agent text it took away."""
@@ -235,6 +243,7 @@ async def record(
         seq=gated.seq,
         mutationId=mutation_id,
         kind=kind,
+        targetType=target_type,
         targetId=node_id,
         fields=names,
         before=json.dumps({k: before.get(k) for k in names}, sort_keys=True),
@@ -341,8 +350,9 @@ def correction_view(row: dict[str, Any]) -> dict[str, Any]:
     """A correction as the API shows it."""
     c = plain(row)
     view = {
-        "id": c["id"], "kind": c["kind"], "status": c["status"], "targetType": "Knowledge",
-        "targetId": c["targetId"], "fields": c["fields"], "mutationId": c["mutationId"],
+        "id": c["id"], "kind": c["kind"], "status": c["status"],
+        "targetType": c.get("targetType") or "Knowledge", "targetId": c["targetId"],
+        "fields": c["fields"], "mutationId": c["mutationId"],
         "before": json.loads(c["before"]),
         "after": json.loads(c["after"]) if c.get("after") is not None else None,
         "reason": c.get("reason"), "at": c["at"],

@@ -91,6 +91,10 @@ class SearchMode(StrEnum):
     HYBRID = "hybrid"
 
 
+#: The fields of a note whose writer is kept, and that a correction can cover.
+NOTE_FIELDS = ("title", "content", "type", "source", "confidence", "tags", "status")
+
+
 @dataclass(frozen=True)
 class NewNote:
     """A note to create (validated by the API layer)."""

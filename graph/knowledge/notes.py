@@ -30,6 +30,7 @@ from graph.knowledge.dedupe import find_twins
 from graph.knowledge.edges import held_statuses, status_changes, statuses, would_flip
 from graph.knowledge.models import (
     MAX_BATCH,
+    NOTE_FIELDS,
     CreateResult,
     KnowledgeSource,
     KnowledgeStatus,
@@ -242,7 +243,7 @@ class NoteService:
                 if p.index in revived:
                     proposals[p.index] = await self._propose_create(
                         gated, principal, p, {"revives": _revives(principal, revived[p.index])},
-                        corrections.NOTE_FIELDS, [revived[p.index]["correctionId"]], batch,
+                        NOTE_FIELDS, [revived[p.index]["correctionId"]], batch,
                     )  # fmt: skip
             fresh = [p for p in fresh if p.index not in proposals]
 
@@ -286,13 +287,18 @@ class NoteService:
                 "mergeCount": before["mergeCount"] + 1,
             }
             moved = {k for k in corrections.MERGE_FIELDS if after[k] != before[k]}
-            hits = moved & set(held.get(twin.node_id, {}))
-            if hits:  # the merge would move a field a person wrote or corrected
+            holders = held.get(twin.node_id, {})
+            contested = {k for k in moved & set(holders) if holders[k] is not corrections.PERSON_WRITTEN}
+            if contested:  # the merge would move a field a person corrected
                 proposals[p.index] = await self._propose_create(
-                    gated, principal, p, {"mergeInto": twin.node_id}, hits,
-                    [held[twin.node_id][k] for k in hits], batch,
+                    gated, principal, p, {"mergeInto": twin.node_id}, contested,
+                    [holders[k] for k in contested], batch,
                 )  # fmt: skip
                 continue
+            # A restatement of what a person wrote is folded in as a record of agreement, the
+            # person's confidence and tags left as they are.
+            keep = sorted(moved & set(holders))
+            after |= {k: before[k] for k in keep}
             merge_id = uuid.uuid4().hex
             merge_rows.append(
                 {
@@ -307,10 +313,11 @@ class NoteService:
                     "tags": list(p.note.tags),
                     "sourceRef": p.note.source_ref,
                     "similarity": twin.similarity,
+                    "keep": keep,
                 }
             )
             twin_state[twin.node_id] = after
-            record = {k: v for k, v in merge_rows[-1].items() if k != "targetId"}
+            record = {k: v for k, v in merge_rows[-1].items() if k != "targetId"}  # keep: for a redo
             changes.append(journal.Change(
                 "note.merge", "Knowledge", twin.node_id, before, after | {"merged": record},
                 proposal_id=approving,
@@ -340,7 +347,9 @@ class NoteService:
             # The new notes are known here; only their time comes from the database.
             stamps = {r["id"]: iso_millis(r["createdAt"]) for r in created}
             for row in rows:
-                nodes[row["id"]] = created_note_view(row, stamps[row["id"]])
+                nodes[row["id"]] = created_note_view(
+                    row, stamps[row["id"]], principal.role.value, principal.agent_id
+                )
         if merge_rows:
             await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
         await journal.record_many(gated, principal, changes)

@@ -48,7 +48,14 @@ from graph.knowledge.edges import (
     statuses,
     would_flip,
 )
-from graph.knowledge.models import ALL_REL_TYPES, EdgeType, KnowledgeStatus, KnowledgeType, Proposed
+from graph.knowledge.models import (
+    ALL_REL_TYPES,
+    NOTE_FIELDS,
+    EdgeType,
+    KnowledgeStatus,
+    KnowledgeType,
+    Proposed,
+)
 from graph.knowledge.notes import (
     TEXT_FIELDS,
     read_snapshot,
@@ -386,7 +393,7 @@ class UndoService:
             )
             twins = await corrections.deleted_twins(gated, [(0, reading)], self._dedupe_threshold)
             if 0 in twins and twins[0]["targetId"] != target:
-                fields.update(corrections.NOTE_FIELDS)
+                fields.update(NOTE_FIELDS)
                 holders.append(twins[0]["correctionId"])
         if not fields:
             return None
@@ -405,7 +412,7 @@ class UndoService:
             return None
         [snap] = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=False)
         written = corrections.agent_written(snap["note"])
-        names = written & set(before) & set(corrections.NOTE_FIELDS)
+        names = written & set(before) & set(NOTE_FIELDS)
         if not names:
             return None
         return ("update", names, {k: after[k] for k in names}, {k: before[k] for k in names}, None)

@@ -7,10 +7,11 @@ a search that returns dozens of notes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from graph.core.values import iso_millis
-from graph.knowledge.models import CreateResult, EdgeType, KnowledgeStatus
+from graph.knowledge.models import NOTE_FIELDS, CreateResult, EdgeType, KnowledgeStatus
 
 
 def edge_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -46,6 +47,10 @@ def note_view(node: dict[str, Any]) -> dict[str, Any]:
     only the newest few merge records (``GET /v1/knowledge/{id}/merges`` pages the rest)."""
     node["createdAt"] = iso_millis(node["createdAt"])
     node["updatedAt"] = iso_millis(node["updatedAt"])
+    if "createdByRole" in node:
+        node["writtenBy"] = written_by(
+            node.pop("createdByRole"), node.pop("createdByAgent", None), node.pop("personFields", None)
+        )
     if node.get("mergeCount") is None:
         node["mergeCount"] = 0
     for key in ("embedding", "sourceRef"):
@@ -83,9 +88,35 @@ def batch_result_view(result: CreateResult, requested_id: str | None) -> dict[st
     return {"id": result.node["id"], "outcome": "created" if result.created else "existing"}
 
 
-def created_note_view(row: dict[str, Any], stamp: str) -> dict[str, Any]:
-    """A note this transaction created, as the API shows it: everything but its time
-    (``stamp``, from the database) is known already, so it is not read back."""
+def written_by(role: str | None, agent_id: str | None, person_fields: list[str] | None) -> dict[str, Any]:
+    """Who wrote a note: who created it, and which of its fields a person wrote last (the
+    rest an agent or a pipeline of the service wrote; a note from before this was kept
+    counts as its creator's)."""
+    if person_fields is None:
+        person_fields = list(NOTE_FIELDS) if role == "human" else []
+    return {
+        "createdByRole": role,
+        "createdByAgent": agent_id,
+        "personFields": sorted(set(person_fields) & set(NOTE_FIELDS)),
+    }
+
+
+def author_mark(note: Mapping[str, Any]) -> str:
+    """How text handed to agents (a bridge, a brief) says a note is not a person's word:
+    `` (written by agent X)`` when no person wrote its content, nothing when one did."""
+    written = note.get("writtenBy") or {}
+    if "content" in written.get("personFields", ["content"]):
+        return ""
+    agent = written.get("createdByAgent")
+    if written.get("createdByRole") == "system":
+        return f" (written by the service's {agent})" if agent else " (written by the service)"
+    return f" (written by agent {agent})" if agent else " (written by an agent)"
+
+
+def created_note_view(row: dict[str, Any], stamp: str, role: str, agent_id: str | None) -> dict[str, Any]:
+    """A note this transaction created by ``role`` (and ``agent_id``), as the API shows it:
+    everything but its time (``stamp``, from the database) is known already, so it is not
+    read back."""
     view = {
         "id": row["id"],
         "title": row["title"],
@@ -99,6 +130,7 @@ def created_note_view(row: dict[str, Any], stamp: str) -> dict[str, Any]:
         "updatedAt": stamp,
         "mergeCount": 0,
         "merges": [],
+        "writtenBy": written_by(role, agent_id, list(NOTE_FIELDS) if role == "human" else []),
     }
     if row.get("sourceRef") is not None:
         view["sourceRef"] = row["sourceRef"]

@@ -256,10 +256,8 @@ class ProjectContextService:
         }  # fmt: skip
 
         async def work(gated: Gated) -> dict[str, Any] | None:
-            if entry.id:
-                [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=[entry_id], scope=None)
-                if found["ids"]:
-                    return None
+            if entry.id and await gated.run("queries/project/context_kind", ids=[entry_id]):
+                return None
             return await corrections.propose(
                 gated, principal, op="project.record", target_id=entry_id, payload=payload,
                 fields=[entry.kind.value], corrections=[],

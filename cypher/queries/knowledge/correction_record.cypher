@@ -5,7 +5,7 @@
 MATCH (m:Mutation {userId: $userId, id: $mutationId})
 CREATE (c:Correction {
   userId: $userId, id: $id, seq: $seq, mutationId: $mutationId, kind: $kind,
-  targetId: $targetId, fields: $fields, before: $before, after: $after, reason: $reason,
+  targetType: $targetType, targetId: $targetId, fields: $fields, before: $before, after: $after, reason: $reason,
   keyId: $keyId, at: datetime(), status: 'active', fingerprint: $fingerprint
 })
 CREATE (c)-[:RECORDS]->(m)

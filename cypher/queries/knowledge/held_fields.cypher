@@ -7,7 +7,7 @@ RETURN targetId,
   CASE WHEN n IS NULL THEN null ELSE n {.personFields, .createdByRole} END AS note,
   COLLECT {
     MATCH (c:Correction {userId: $userId, targetId: targetId})
-    WHERE c.status = 'active'
+    WHERE c.status = 'active' AND coalesce(c.targetType, 'Knowledge') = 'Knowledge'
     WITH c ORDER BY c.seq DESC
     RETURN c {.id, .fields}
   } AS corrections

@@ -5,6 +5,7 @@ MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 RETURN n {
   .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
+  .createdByRole, .createdByAgent, .personFields,
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
   merges: COLLECT {

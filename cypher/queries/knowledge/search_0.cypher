@@ -161,6 +161,7 @@ RETURN
   vectorHits, textHits, matched, ranked,
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
+    .createdByRole, .createdByAgent, .personFields,
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: COLLECT {
       MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)

@@ -165,6 +165,7 @@ CALL (hits, hitIds) {
     node: m,
     view: m {
       .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
+      .createdByRole, .createdByAgent, .personFields,
       createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
       merges: COLLECT {
         MATCH (m)-[:MERGED_FROM]->(mn:MergedNote)
@@ -193,6 +194,7 @@ RETURN
   vectorHits, textHits, matched, ranked,
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
+    .createdByRole, .createdByAgent, .personFields,
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: COLLECT {
       MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)

@@ -81,7 +81,10 @@ async def test_feedback_loop_updates_or_creates_knowledge_with_provenance(make_c
     assert job["counts"] == {"extracted": 4, "valid": 3, "created": 2, "updated": 1, "unchanged": 0}
 
     note = (await alice.http.get("/v1/knowledge/billing-db")).json()
-    assert note["confidence"] == 0.75  # raised by the insight
+    # A person's note: the insight is folded in as a record of agreement; its confidence
+    # stays the person's (the insight's own is on the merge record).
+    assert note["confidence"] == 0.6 and note["mergeCount"] == 1
+    assert note["merges"][0]["confidence"] == 0.75
     insights = (await alice.http.get("/v1/insights", params={"threadId": "t"})).json()["items"]
     fed = {i["type"]: i["knowledgeIds"] for i in insights}
     assert fed["decision"] == ["billing-db"]

@@ -76,7 +76,9 @@ async def test_twins_at_once_make_one_note(make_caller: MakeCaller, peer_api: Ap
     assert {r.json()["mergedInto"] for r in answers if r.status_code == 200} == {created["id"]}
     listed = (await alice.http.get("/v1/knowledge")).json()["items"]
     assert [n["id"] for n in listed] == [created["id"]]
-    assert listed[0]["mergeCount"] == 4 and len(listed[0]["merges"]) == 4
+    assert listed[0]["mergeCount"] == 4 and len(listed[0]["merges"]) == 3  # the newest few inline
+    merges = (await alice.http.get(f"/v1/knowledge/{created['id']}/merges")).json()["items"]
+    assert len(merges) == 4 and all(m["content"] == body["content"] for m in merges)
 
 
 async def test_a_cached_count_never_skips_dedupe(make_caller: MakeCaller, peer_api: ApiProcess) -> None:

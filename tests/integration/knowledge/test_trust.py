@@ -266,3 +266,30 @@ async def test_a_scoped_key_learns_nothing_of_an_outside_note_from_a_409_or_a_pr
         "/v1/knowledge", json=fact("p", "Payroll", "Payroll runs on the 25th of each month.", tags=["proj"])
     )
     assert held.status_code == 202 and "wdel" not in held.text
+
+
+async def test_who_wrote_a_note_is_shown_and_agent_text_handed_to_agents_says_whose_it_is(
+    make_caller: MakeCaller,
+) -> None:
+    """Per-field provenance on the note, and its mark in the brief and the bridge."""
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    await agent.http.post("/v1/knowledge", json=fact("a", "Deploy window", "Deploys go out on Tuesdays."))
+    await person.http.post(
+        "/v1/knowledge", json=fact("p", "Deploy freeze", "No deploys in the last week of December.")
+    )
+    await person.http.patch("/v1/knowledge/a", json={"confidence": 0.7})
+    written = (await person.http.get("/v1/knowledge/a")).json()["writtenBy"]
+    assert written == {"createdByRole": "agent", "createdByAgent": "scribe", "personFields": ["confidence"]}
+    mine = (await person.http.get("/v1/knowledge/p")).json()["writtenBy"]
+    assert mine["createdByRole"] == "human" and "content" in mine["personFields"]
+    brief = (
+        await agent.http.post("/v1/brief", json={"task": "plan the deploys", "tokenBudget": 2000})
+    ).json()
+    lines = {line for line in brief["text"].splitlines() if "Deploy" in line}
+    assert any("Tuesdays. (written by agent scribe)" in line for line in lines), lines
+    assert any("December." in line and "written by" not in line for line in lines), lines
+    bridge = (
+        await agent.http.post("/v1/context/bridge", json={"agentId": "scribe", "topic": "deploys"})
+    ).json()
+    assert "Tuesdays. (written by agent scribe)" in bridge["text"], bridge["text"]

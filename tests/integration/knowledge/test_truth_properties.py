@@ -1,12 +1,14 @@
 """A property test (hypothesis) over HTTP against the real Neo4j: random sequences of agent
-and human writes never let an agent change a corrected field or bring back a fact a person
-deleted, and undoing any mutation and then undoing that undo returns the original state."""
+and human writes (creates with and without vectors of the agent's own, patches, deletes,
+edges, undos, a person's rejections) never let an agent change a field a person wrote or
+corrected, bring back a fact a person deleted, or get a change a person rejected proposed
+again; and undoing any mutation and then undoing that undo returns the original state."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 from graph.core.principals import Role
@@ -17,7 +19,7 @@ SLOTS = 3
 FIELDS = ("title", "content", "tags", "confidence", "status")
 
 action = st.one_of(
-    st.tuples(st.just("agent_create"), st.integers(0, SLOTS - 1)),
+    st.tuples(st.just("agent_create"), st.integers(0, SLOTS - 1), st.booleans()),
     st.tuples(st.just("agent_twin"), st.integers(0, SLOTS - 1)),
     st.tuples(
         st.sampled_from(["human_patch", "agent_patch"]), st.integers(0, SLOTS - 1), st.sampled_from(FIELDS)
@@ -32,6 +34,9 @@ action = st.one_of(
         st.integers(0, SLOTS - 1),
     ),
     st.tuples(st.just("undo"), st.sampled_from([Role.HUMAN, Role.AGENT]), st.integers(0, 5)),
+    # A person turns down the oldest pending proposal; an agent sends a rejected change again.
+    st.tuples(st.just("human_reject")),
+    st.tuples(st.just("agent_retry_rejected"), st.integers(0, 3)),
 )
 
 
@@ -82,8 +87,30 @@ async def taken_text(caller: Caller, node_id: str) -> tuple[str, str] | None:
     return None
 
 
+async def resend(agent: Caller, proposal: dict[str, Any]) -> Any:
+    """The agent's write a proposal holds, sent again as the agent first sent it."""
+    op, target, payload = proposal["op"], proposal.get("targetId"), proposal["payload"]
+    if op == "note.create":
+        return await agent.http.post("/v1/knowledge", json=payload["note"])
+    if op == "note.update":
+        return await agent.http.patch(f"/v1/knowledge/{target}", json=payload["patch"])
+    if op == "note.delete":
+        return await agent.http.delete(f"/v1/knowledge/{target}")
+    if op == "edge.connect":
+        [edge] = payload["edges"]
+        body = {"type": edge["type"], "targetId": edge["targetId"]}
+        return await agent.http.post(f"/v1/knowledge/{edge['sourceId']}/connections", json=body)
+    if op == "edge.disconnect":
+        path = f"/v1/knowledge/{payload['sourceId']}/connections/{payload['type']}/{payload['targetId']}"
+        return await agent.http.delete(path)
+    return await agent.http.post(f"/v1/mutations/{payload['mutationId']}/undo")
+
+
 async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> None:
     counter = 0
+    #: (note, field) a person wrote last, as the steps tell it.
+    person_wrote: set[tuple[str, str]] = set()
+    rejected: list[dict[str, Any]] = []
     for step in steps:
         counter += 1
         kind = step[0]
@@ -91,11 +118,11 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
         held = await corrected_fields(person)
         gone = await deleted_by_people(person)
         if kind == "agent_create":
-            slot = step[1]
+            _, slot, with_vector = step
             body = {
                 "id": f"n{slot}", "title": f"Note {slot}", "content": f"Agent fact {slot}.", "type": "fact",
-                "embedding": unit_vector(100 + slot), "dedupe": False,
-            }  # fmt: skip
+                "dedupe": False,
+            } | ({"embedding": unit_vector(100 + slot)} if with_vector else {})  # fmt: skip
             answer = await agent.http.post("/v1/knowledge", json=body)
             assert answer.status_code in (200, 201, 202, 409), answer.text
             event(f"agent_create: {answer.status_code}")
@@ -126,11 +153,15 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
             answer = await caller.http.patch(f"/v1/knowledge/{note_id}", json={field: value(field, counter)})
             assert answer.status_code in (200, 202, 404, 409), answer.text  # 409: active while superseded
             event(f"{kind}: {answer.status_code}")
+            if kind == "human_patch" and answer.status_code == 200:
+                person_wrote.add((note_id, field))
         elif kind in ("human_delete", "agent_delete"):
             caller = person if kind == "human_delete" else agent
             answer = await caller.http.delete(f"/v1/knowledge/n{step[1]}")
             assert answer.status_code in (202, 204, 404), answer.text
             event(f"{kind}: {answer.status_code}")
+            if kind == "human_delete" and answer.status_code == 204:
+                person_wrote = {(n, f) for n, f in person_wrote if n != f"n{step[1]}"}
         elif kind in ("human_connect", "agent_connect"):
             _, a, edge_type, b = step
             if a != b:
@@ -139,6 +170,23 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
                 answer = await caller.http.post(f"/v1/knowledge/n{a}/connections", json=edge)
                 assert answer.status_code in (200, 201, 202, 404, 409), answer.text  # 409: a loop
                 event(f"{kind} {edge_type}: {answer.status_code}")
+        elif kind == "human_reject":
+            waiting = (await person.http.get("/v1/proposals", params={"status": "pending"})).json()["items"]
+            if not waiting:
+                continue
+            oldest = waiting[-1]
+            answer = await person.http.post(f"/v1/proposals/{oldest['id']}/reject")
+            assert answer.status_code == 200, answer.text
+            rejected.append(oldest)
+            event("human_reject")
+        elif kind == "agent_retry_rejected":
+            if not rejected:
+                continue
+            answer = await resend(agent, rejected[step[1] % len(rejected)])
+            # Refused as rejected (409), or gone since (404), or no longer held by anything a
+            # person wrote (the person changed it since): never a new proposal.
+            assert answer.status_code != 202, ("a change a person rejected was proposed again", answer.text)
+            event(f"agent_retry_rejected: {answer.status_code}")
         else:  # undo the k-th latest mutation, then undo that undo: back where it started
             _, role, k = step
             caller = person if role == Role.HUMAN else agent
@@ -164,6 +212,12 @@ async def run(person: Caller, agent: Caller, steps: list[tuple[Any, ...]]) -> No
                         assert after[note_id][name] == before[note_id][name], (
                             f"an agent changed corrected field {name} of {note_id}"
                         )
+            for note_id, name in person_wrote:
+                if note_id in before:
+                    assert note_id in after, f"an agent deleted {note_id}, which a person wrote to"
+                    assert after[note_id][name] == before[note_id][name], (
+                        f"an agent changed field {name} of {note_id}, which a person wrote"
+                    )
 
 
 @settings(
@@ -195,4 +249,5 @@ async def test_no_agent_write_overrides_a_correction_and_undo_round_trips(
             "embedding": unit_vector(100 + slot), "dedupe": False,
         }  # fmt: skip
         assert (await agent.http.post("/v1/knowledge", json=body)).status_code == 201
+    note(f"steps: {corrections + steps!r}")
     await run(person, agent, corrections + steps)
