@@ -233,12 +233,12 @@ class NoteService:
 
         guarded = corrections.is_agent(principal) and approving is None
         if guarded and fresh:  # a fact a person took away is not written back by an agent
-            unread = any(p.reading is None or p.reading.vector is None for p in fresh)
-            if unread and await corrections.has_taken_text(gated):
-                raise _ReadAgain
-            revived = await corrections.deleted_twins(
-                gated, [(p.index, p.reading) for p in fresh if p.reading is not None], self._dedupe_threshold
-            )
+            revived: dict[int, dict[str, Any]] = {}
+            if await corrections.has_taken_text(gated):  # else nothing to compare with
+                if any(p.reading is None or p.reading.vector is None for p in fresh):
+                    raise _ReadAgain
+                readings = [(p.index, p.reading) for p in fresh if p.reading is not None]
+                revived = await corrections.deleted_twins(gated, readings, self._dedupe_threshold)
             for p in fresh:
                 if p.index in revived:
                     proposals[p.index] = await self._propose_create(
