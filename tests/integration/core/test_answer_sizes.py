@@ -48,8 +48,8 @@ async def test_no_answer_grows_with_what_a_user_stored(make_caller: MakeCaller, 
 
     async def decide(i: int) -> int:
         body = {
-            "id": f"adr-many-{i}", "title": f"Decision {i}", "context": "Why " * 100,
-            "decision": f"We do thing {i}. " + "Because " * 200, "consequences": ["More " * 100],
+            "id": f"adr-many-{i}", "title": f"Decision {i}", "context": "Why " * 20,
+            "decision": f"We do thing {i}. " + "Because " * 30, "consequences": ["More " * 20],
         }  # fmt: skip
         async with gate:
             return (await alice.http.post("/v1/decisions", json=body)).status_code
