@@ -1,4 +1,4 @@
-"""``python -m bench``: every benchmark, one after the other (about 130 minutes on 2 cores;
+"""``python -m bench``: every benchmark, one after the other (about 140 minutes on 2 cores;
 ``python -m bench.imports embedded``, the embedder side at 100,000 notes, runs on its own)."""
 
 from bench import (
@@ -15,6 +15,7 @@ from bench import (
     platform,
     project,
     retrieval,
+    trust,
     wakeup,
 )
 
@@ -25,6 +26,7 @@ integrity.main()
 load.main()
 continuity.main()
 journal.main()
+trust.main()
 wakeup.main()
 project.main()
 retrieval.main()
