@@ -26,7 +26,8 @@ from graph.core.values import check_id, decode_seq_cursor
 from graph.knowledge.corrections import is_agent, proposal_view
 from graph.knowledge.edges import EdgeService, edge_from_payload
 from graph.knowledge.models import CreateResult, EdgeType
-from graph.knowledge.notes import NoteService, note_from_payload, patch_from_props
+from graph.knowledge.note_states import note_from_payload, patch_from_props
+from graph.knowledge.notes import NoteService
 from graph.knowledge.undo import UndoService
 
 #: The statuses a proposal goes through.

@@ -56,7 +56,7 @@ from graph.knowledge.models import (
     KnowledgeType,
     Proposed,
 )
-from graph.knowledge.notes import (
+from graph.knowledge.note_states import (
     TEXT_FIELDS,
     read_snapshot,
     restorable,
