@@ -51,30 +51,17 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from api.dto.continuity import (
-    BriefOut,
-    CatchUpOut,
-    GoalOut,
-    OrientOut,
-    PendingActionListOut,
-    PendingActionOut,
-    SessionEndedOut,
-    SessionStartedOut,
-    SkillOut,
-)
+from api.dto.continuity.goals import GoalOut
+from api.dto.continuity.pending import PendingActionListOut, PendingActionOut
+from api.dto.continuity.sessions import SessionEndedOut, SessionStartedOut
+from api.dto.continuity.skills import SkillOut
+from api.dto.continuity.wakeup import BriefOut, CatchUpOut, OrientOut
 from api.dto.conversations import MessagePageOut, ThreadOut, UserContextOut
 from api.dto.core import PrincipalOut
-from api.dto.knowledge import (
-    AcknowledgementOut,
-    CorrectionOut,
-    CreatedEdgeOut,
-    CreatedNoteOut,
-    EdgeBatchOut,
-    NoteBatchOut,
-    NoteOut,
-    ProposalOut,
-    SearchOut,
-)
+from api.dto.knowledge.edges import CreatedEdgeOut, EdgeBatchOut
+from api.dto.knowledge.notes import CreatedNoteOut, NoteBatchOut, NoteOut
+from api.dto.knowledge.proposals import AcknowledgementOut, CorrectionOut, ProposalOut
+from api.dto.knowledge.search import SearchOut
 from api.dto.project import EntryOut, InstructionsOut, RecordedOut, SelfDocsOut, UnifiedSearchOut
 
 M = TypeVar("M", bound=BaseModel)

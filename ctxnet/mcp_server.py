@@ -30,18 +30,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticUndefined
 
-from api.dto.continuity import (
-    BriefIn,
-    CatchUpIn,
-    GoalCloseIn,
-    GoalIn,
-    OrientIn,
-    ResolutionIn,
-    SessionEndIn,
-    SessionIn,
-)
+from api.dto.continuity.goals import GoalCloseIn, GoalIn
+from api.dto.continuity.pending import ResolutionIn
+from api.dto.continuity.sessions import SessionEndIn, SessionIn
+from api.dto.continuity.wakeup import BriefIn, CatchUpIn, OrientIn
 from api.dto.conversations import UserContextIn
-from api.dto.knowledge import AcknowledgeIn, EdgeIn, NoteIn, SearchIn
+from api.dto.knowledge.edges import EdgeIn
+from api.dto.knowledge.notes import NoteIn
+from api.dto.knowledge.proposals import AcknowledgeIn
+from api.dto.knowledge.search import SearchIn
 from api.dto.project import UnifiedSearchIn
 from ctxnet.client import ApiError, AsyncClient, Call, error_of
 

@@ -12,7 +12,7 @@ from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, Services, ServicesDep
 from api.dto.base import dump
 from api.dto.core import UndoneOut
 from api.dto.errors import BODY, answers
-from api.dto.knowledge import (
+from api.dto.knowledge.proposals import (
     AcknowledgeIn,
     CorrectionOut,
     CorrectionPageOut,

@@ -11,25 +11,26 @@ from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
 from api.dto.base import dump
 from api.dto.errors import BODY, answers
-from api.dto.knowledge import (
+from api.dto.knowledge.edges import (
     CreatedEdgeOut,
-    CreatedNoteOut,
     EdgeBatchIn,
     EdgeBatchOut,
     EdgeIn,
     EdgeListOut,
-    MergePageOut,
     NeighborhoodOut,
+)
+from api.dto.knowledge.notes import (
+    CreatedNoteOut,
+    MergePageOut,
     NoteBatchIn,
     NoteBatchOut,
     NoteIn,
     NoteOut,
     NotePageOut,
     NotePatchIn,
-    ProposedOut,
-    SearchIn,
-    SearchOut,
 )
+from api.dto.knowledge.proposals import ProposedOut
+from api.dto.knowledge.search import SearchIn, SearchOut
 from api.responses import FastJSONResponse
 from graph.core.values import check_id
 from graph.knowledge.models import (

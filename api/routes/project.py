@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from api.deps import UNSCOPED, PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.errors import BODY, answers
-from api.dto.knowledge import ProposedOut
+from api.dto.knowledge.proposals import ProposedOut
 from api.dto.project import (
     AgentDocsIn,
     AgentDocsOut,

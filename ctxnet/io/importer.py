@@ -38,7 +38,8 @@ from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from api.dto.knowledge import EdgeBatchItemIn, NoteIn
+from api.dto.knowledge.edges import EdgeBatchItemIn
+from api.dto.knowledge.notes import NoteIn
 from api.dto.project import DecisionIn, DescribedIn
 from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
 from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory

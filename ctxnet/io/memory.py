@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
-from api.dto.continuity import SessionEndIn, SessionIn, ToolCallIn
+from api.dto.continuity.sessions import SessionEndIn, SessionIn, ToolCallIn
 from api.dto.conversations import InsightRecordIn, MessageIn, ThreadIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 

@@ -1,0 +1,87 @@
+"""Request and response bodies of edges: typed links between notes, and a note's neighbourhood."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from api.dto.base import CamelModel, OutModel
+from api.dto.knowledge.notes import NoteOut
+from graph.knowledge.models import (
+    EdgeType,
+    KnowledgeSource,
+    NewEdge,
+)
+
+
+class EdgeIn(CamelModel):
+    """An edge from the note in the path to ``targetId``."""
+
+    type: EdgeType
+    target_id: str = Field(min_length=1, max_length=128)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    note: str | None = Field(default=None, max_length=2_000)
+
+    def to_domain(self, source_id: str) -> NewEdge:
+        """The domain's view of this edge."""
+        return NewEdge(source_id, self.type, self.target_id, self.confidence, self.source, self.note)
+
+
+class EdgeBatchItemIn(EdgeIn):
+    """An edge with both ends named."""
+
+    source_id: str = Field(min_length=1, max_length=128)
+
+
+class EdgeBatchIn(CamelModel):
+    """Up to 1,000 edges, created all or nothing."""
+
+    items: list[EdgeBatchItemIn] = Field(min_length=1, max_length=1_000)
+
+
+class EdgeOut(OutModel):
+    """A typed edge between two notes."""
+
+    type: EdgeType
+    source_id: str
+    target_id: str
+    created_at: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+    note: str | None = None
+
+
+class CreatedEdgeOut(OutModel):
+    """The outcome of one edge create."""
+
+    edge: EdgeOut
+    created: bool
+
+
+class EdgeBatchOut(OutModel):
+    """Outcomes in request order."""
+
+    results: list[CreatedEdgeOut]
+
+
+class EdgeListOut(OutModel):
+    """Edges: a note's, or a page of all of yours (``nextCursor``)."""
+
+    items: list[EdgeOut]
+    next_cursor: str | None = None
+
+
+class ReachedNoteOut(OutModel):
+    """A note reached by expansion, with its depth and the edges that reached it."""
+
+    node: NoteOut
+    depth: int
+    via: list[EdgeOut]
+
+
+class NeighborhoodOut(OutModel):
+    """A note and everything within N hops."""
+
+    node: NoteOut
+    nodes: list[ReachedNoteOut]
+    edges: list[EdgeOut]

@@ -1,0 +1,243 @@
+"""Request and response bodies of notes: create (one or a batch), read, patch, and the merges a
+note keeps."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from api.dto.base import CamelModel, OutModel, non_blank, unique_tags
+from api.dto.knowledge.proposals import ProposalOut, ProposalRefOut
+from graph.core.settings import get_settings
+from graph.knowledge.models import (
+    KnowledgeSource,
+    KnowledgeStatus,
+    KnowledgeType,
+    NewNote,
+    NotePatch,
+)
+
+
+def word_limit(content: str) -> str:
+    """``content``, if it holds no more words than an atomic note may (else a ValueError)."""
+    limit = get_settings().note_max_words
+    words = len(content.split())
+    if words > limit:
+        raise ValueError(
+            f"content has {words} words; an atomic note holds at most {limit}: "
+            "split it into several notes and connect them"
+        )
+    return content
+
+
+class NoteIn(CamelModel):
+    """A note to create."""
+
+    id: str | None = Field(default=None, description="Your id for the note; generated if absent.")
+    title: str = Field(max_length=300)
+    content: str = Field(max_length=20_000)
+    type: KnowledgeType
+    source: KnowledgeSource = KnowledgeSource.INFERRED
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    tags: list[str] = Field(default_factory=list, max_length=32)
+    embedding: list[float] | None = Field(
+        default=None, description="A precomputed vector of the index dimension; skips the embedder."
+    )
+    dedupe: bool = Field(
+        default=True, description="Fold into an active note at or above the embedder's dedupe threshold."
+    )
+    source_ref: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        description="The document, thread or session this note came from; search can keep one hit "
+        "per source (collapseBy).",
+    )
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        return non_blank(value, "title")
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        return word_limit(non_blank(value, "content"))
+
+    @field_validator("tags")
+    @classmethod
+    def _tag_list(cls, value: list[str]) -> list[str]:
+        return unique_tags(value) or []
+
+    def to_domain(self) -> NewNote:
+        """The domain's view of this note."""
+        return NewNote(
+            id=self.id,
+            title=self.title,
+            content=self.content,
+            type=self.type,
+            source=self.source,
+            confidence=self.confidence,
+            tags=tuple(self.tags),
+            embedding=self.embedding,
+            dedupe=self.dedupe,
+            source_ref=self.source_ref,
+        )
+
+
+class NoteBatchIn(CamelModel):
+    """Up to 1,000 notes, created all or nothing."""
+
+    items: list[NoteIn] = Field(min_length=1, max_length=1_000)
+
+
+class NotePatchIn(CamelModel):
+    """Fields to change; absent fields stay as they are."""
+
+    title: str | None = Field(default=None, max_length=300)
+    content: str | None = Field(default=None, max_length=20_000)
+    type: KnowledgeType | None = None
+    source: KnowledgeSource | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    tags: list[str] | None = Field(default=None, max_length=32)
+    status: KnowledgeStatus | None = None
+    source_ref: str | None = Field(default=None, min_length=1, max_length=512)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str | None) -> str | None:
+        return None if value is None else non_blank(value, "title")
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str | None) -> str | None:
+        return None if value is None else word_limit(non_blank(value, "content"))
+
+    @field_validator("tags")
+    @classmethod
+    def _tag_list(cls, value: list[str] | None) -> list[str] | None:
+        return unique_tags(value)
+
+    @model_validator(mode="after")
+    def _something(self) -> NotePatchIn:
+        if not self.model_fields_set:
+            raise ValueError("nothing to change: send at least one field")
+        for name in self.model_fields_set:
+            if getattr(self, name) is None:
+                raise ValueError(f"{to_camel(name)} cannot be null")
+        return self
+
+    def to_domain(self) -> NotePatch:
+        """The domain's view of this change."""
+        return NotePatch(
+            title=self.title,
+            content=self.content,
+            type=self.type,
+            source=self.source,
+            confidence=self.confidence,
+            tags=tuple(self.tags) if self.tags is not None else None,
+            status=self.status,
+            source_ref=self.source_ref,
+        )
+
+
+class MergeOut(OutModel):
+    """A create that was folded into this note (nothing is lost)."""
+
+    requested_id: str | None = None
+    title: str
+    content: str
+    type: str
+    source: str
+    confidence: float
+    similarity: float
+    merged_at: str
+    source_ref: str | None = None
+
+
+class WrittenByOut(OutModel):
+    """Who wrote a note: who created it, and which fields a person wrote last (an agent or
+    a pipeline of the service wrote the rest). What a person wrote is held against agents'
+    writes (docs/journal.md#corrections)."""
+
+    created_by_role: str | None = None
+    created_by_agent: str | None = None
+    person_fields: list[str] = Field(default_factory=list)
+
+
+class NoteOut(OutModel):
+    """A note as the API shows it."""
+
+    id: str
+    title: str
+    content: str
+    type: KnowledgeType
+    source: KnowledgeSource
+    confidence: float
+    status: KnowledgeStatus
+    tags: list[str]
+    created_at: str
+    updated_at: str
+    merge_count: int = Field(default=0, description="How many creates were merged into this note.")
+    merges: list[MergeOut] = Field(
+        default_factory=list,
+        description="The newest 3 of them at most; GET /v1/knowledge/{id}/merges pages them all.",
+    )
+    embedding: list[float] | None = None
+    source_ref: str | None = None
+    written_by: WrittenByOut | None = None
+
+
+class CreatedNoteOut(OutModel):
+    """The outcome of one create: the note, or (an agent's create of a fact a person
+    deleted, or a merge into corrected fields) the proposal it became."""
+
+    node: NoteOut | None = None
+    merged_into: str | None = None
+    already_merged: bool | None = Field(
+        default=None,
+        description="True when an earlier create of this id was merged (this one changed nothing).",
+    )
+    proposal: ProposalOut | None = None
+
+
+class NoteBatchItemOut(OutModel):
+    """What became of one item of a batch: its outcome and the ids that name it, not the note."""
+
+    id: str | None = Field(
+        default=None,
+        description="created / existing: the note's id; merged / proposed: the id asked for, if any.",
+    )
+    outcome: Literal["created", "existing", "merged", "proposed"] = Field(
+        description="created: a new note; existing: the id existed with these fields; merged: "
+        "folded into its twin (mergedInto); proposed: held back by a person's correction (proposal)."
+    )
+    merged_into: str | None = Field(default=None, description="merged: the twin it was folded into.")
+    already_merged: bool | None = Field(
+        default=None,
+        description="merged: true when an earlier create of this id was merged (this one changed nothing).",
+    )
+    proposal: ProposalRefOut | None = None
+
+
+class NoteBatchOut(OutModel):
+    """Outcomes in request order."""
+
+    results: list[NoteBatchItemOut]
+
+
+class MergePageOut(OutModel):
+    """A page of a note's merge records, newest first."""
+
+    items: list[MergeOut]
+    merge_count: int = Field(description="How many creates were merged into the note in all.")
+    next_cursor: str | None = None
+
+
+class NotePageOut(OutModel):
+    """A page of notes."""
+
+    items: list[NoteOut]
+    next_cursor: str | None = None

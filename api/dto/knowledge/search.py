@@ -1,0 +1,100 @@
+"""Request and response bodies of search over the knowledge network."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from api.dto.base import CamelModel, OutModel
+from api.dto.knowledge.edges import EdgeOut, ReachedNoteOut
+from api.dto.knowledge.notes import NoteOut
+from graph.knowledge.models import (
+    Direction,
+    EdgeType,
+    KnowledgeSource,
+    KnowledgeStatus,
+    KnowledgeType,
+    SearchFilters,
+    SearchMode,
+    SearchQuery,
+)
+
+
+class FiltersIn(CamelModel):
+    """Narrow a search."""
+
+    types: list[KnowledgeType] | None = None
+    sources: list[KnowledgeSource] | None = None
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    status: list[KnowledgeStatus] | None = None
+    tags: list[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+    def to_domain(self) -> SearchFilters:
+        """The domain's view of these filters."""
+        return SearchFilters(
+            types=tuple(self.types) if self.types else None,
+            sources=tuple(self.sources) if self.sources else None,
+            min_confidence=self.min_confidence,
+            status=tuple(self.status) if self.status else None,
+            tags=tuple(self.tags) if self.tags else None,
+            created_after=self.created_after,
+            created_before=self.created_before,
+        )
+
+
+class SearchIn(CamelModel):
+    """One search call."""
+
+    query: str = Field(min_length=1, max_length=4_000)
+    top_k: int = Field(default=5, ge=1, le=100)
+    mode: SearchMode = SearchMode.HYBRID
+    expand_connections: bool = True
+    max_depth: int = Field(default=1, ge=0, le=3)
+    edge_types: list[EdgeType] | None = None
+    direction: Direction = Direction.BOTH
+    filters: FiltersIn | None = None
+    include_superseded: bool = False
+    embedding: list[float] | None = Field(default=None, description="Search by this vector instead.")
+    collapse_by: Literal["sourceRef"] | None = Field(
+        default=None,
+        description="sourceRef: keep the best hit of each source, so topK fills with distinct "
+        "sources (a note without a sourceRef is a source of its own).",
+    )
+
+    def to_domain(self) -> SearchQuery:
+        """The domain's view of this search."""
+        return SearchQuery(
+            query=self.query,
+            top_k=self.top_k,
+            mode=self.mode,
+            expand_connections=self.expand_connections,
+            max_depth=self.max_depth,
+            edge_types=tuple(self.edge_types) if self.edge_types else None,
+            direction=self.direction,
+            filters=self.filters.to_domain() if self.filters else SearchFilters(),
+            include_superseded=self.include_superseded,
+            embedding=self.embedding,
+            collapse_by=self.collapse_by,
+        )
+
+
+class HitOut(OutModel):
+    """A search hit."""
+
+    node: NoteOut
+    score: float
+    vector_score: float | None = None
+    text_score: float | None = None
+
+
+class SearchOut(OutModel):
+    """Hits, the notes expansion reached, and the edges among all of them."""
+
+    hits: list[HitOut]
+    expanded: list[ReachedNoteOut]
+    edges: list[EdgeOut]
+    plan: str | None = None

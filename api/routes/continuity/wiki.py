@@ -1,0 +1,59 @@
+"""Saved sessions (the wiki): each session's page, its insights, and the list of pages."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from api.deps import PrincipalDep, ServicesDep
+from api.dto.base import dump
+from api.dto.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
+from api.dto.errors import BODY, answers
+from api.routes.continuity.sessions import SessionId
+
+router = APIRouter()
+
+
+@router.post(
+    "/sessions/{id}/save",
+    status_code=201,
+    response_model=WikiSavedOut,
+    responses=answers(404, *BODY, also=(200, "saved before: rewritten, or unchanged", WikiSavedOut)),
+)
+async def save_session(
+    id: SessionId,  # noqa: A002 - the API's name
+    body: SessionSaveIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    """Save a session as its wiki page: summary, decisions, learnings, open questions and 3-5
+    typed insights (stored as insights, with the page as their provenance). The slug is stable
+    across saves; the agent's newest saved page is its next catch-up cutoff."""
+    page, outcome = await services.wiki.save(principal, id, body.to_domain())
+    out = WikiSavedOut.model_validate({"page": page, "outcome": outcome})
+    return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)
+
+
+@router.get("/wiki", response_model=WikiPageListOut, response_model_by_alias=True, responses=answers(422))
+async def list_wiki(
+    principal: PrincipalDep,
+    services: ServicesDep,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: str | None = None,
+) -> JSONResponse:
+    """Saved session pages, newest save first (one agent's, with `agentId`)."""
+    items, next_cursor = await services.wiki.list_pages(
+        principal, agent_id=agent_id, limit=limit, cursor=cursor
+    )
+    return JSONResponse(dump(WikiPageListOut.model_validate({"items": items, "nextCursor": next_cursor})))
+
+
+@router.get("/wiki/{slug}", response_model=WikiPageOut, response_model_by_alias=True, responses=answers(404))
+async def get_wiki_page(
+    slug: Annotated[str, Path(description="The page's slug.")], principal: PrincipalDep, services: ServicesDep
+) -> JSONResponse:
+    """One saved session page, with its markdown."""
+    return JSONResponse(dump(WikiPageOut.model_validate(await services.wiki.get(principal, slug))))
