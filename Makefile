@@ -41,9 +41,10 @@ lint: $(SETUP)
 bench: setup
 	$(BIN)/python -m bench
 
-## openapi: rewrite docs/openapi.json, the API contract a unit test holds the code to
+## openapi: rewrite docs/openapi.json (the API contract) and docs/api.md (written from it); unit tests hold the code to both
 openapi: $(SETUP)
 	$(BIN)/python -c 'from tests.unit.core.test_openapi_contract import CONTRACT, render_openapi; CONTRACT.write_text(render_openapi(), encoding="utf-8")'
+	$(BIN)/python -m tests.support.api_reference
 
 neo4j-start: setup
 	$(BIN)/ctxnet neo4j start
