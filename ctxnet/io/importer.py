@@ -28,10 +28,7 @@ import asyncio
 import hashlib
 import json
 import sys
-import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -41,8 +38,9 @@ from pydantic import ValidationError
 from api.dto.knowledge.edges import EdgeBatchItemIn
 from api.dto.knowledge.notes import NoteIn
 from api.dto.project import DecisionIn, DescribedIn
-from ctxnet.client import ApiError, AsyncClient, Call, NotFound, error_of
+from ctxnet.client import AsyncClient, Call, NotFound, error_of
 from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory
+from ctxnet.io.progress import Progress, Report, StateFile
 from ctxnet.io.sources import Record, read
 
 #: What an export writes beside a record's own fields (the import's, or derived).
@@ -64,62 +62,6 @@ ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constrai
 #: Notes (or edges) per request, and requests in flight at once.
 BATCH = 500
 IN_FLIGHT = 2
-
-
-@dataclass
-class Report:
-    """What an import did."""
-
-    notes: int = 0
-    edges: int = 0
-    created: int = 0
-    existing: int = 0
-    merged: int = 0
-    proposed: int = 0
-    edges_created: int = 0
-    edges_existing: int = 0
-    skipped_batches: int = 0
-    #: Notes an export said were archived: archived again once every edge is in.
-    archived: list[str] = field(default_factory=list)
-    #: Ids of this import's notes that dedupe folded into a twin: id -> the twin's id.
-    folded: dict[str, str] = field(default_factory=dict)
-    split: list[str] = field(default_factory=list)
-    rejected: list[dict[str, str]] = field(default_factory=list)
-    dry_run: bool = False
-    #: Conversation memory and sessions (:mod:`ctxnet.io.memory`): records read, and what
-    #: changed (threads, messages, insights, threadLinks, sessions, ended, carried, cleared,
-    #: toolCalls).
-    memory_records: int = 0
-    memory: Counter[str] = field(default_factory=Counter)
-
-    def refused(self, record: Record, error: ApiError) -> None:
-        """``record`` rejected with the API's answer (its field, status and message)."""
-        field_ = (error.field or "record").split(".")[-1]
-        self.rejected.append(
-            {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
-        )
-
-    def view(self) -> dict[str, Any]:
-        """As printed at the end."""
-        changed = self.created + self.merged + self.proposed + self.edges_created + sum(self.memory.values())
-        return {
-            "dryRun": self.dry_run,
-            "notes": self.notes,
-            "edges": self.edges,
-            "created": self.created,
-            "existing": self.existing,
-            "merged": self.merged,
-            "proposed": self.proposed,
-            "edgesCreated": self.edges_created,
-            "edgesExisting": self.edges_existing,
-            "skippedBatches": self.skipped_batches,
-            "folded": self.folded,
-            "split": self.split,
-            "memoryRecords": self.memory_records,
-            "memory": {kind: n for kind, n in sorted(self.memory.items()) if n},
-            "rejected": self.rejected,
-            "changedNothing": changed == 0 and not self.dry_run,
-        }
 
 
 def _problem(exc: ValidationError) -> tuple[str, str]:
@@ -188,57 +130,6 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
     report.notes, report.edges = len(notes) + len(entries), len(edges)
     report.memory_records = len(memory)
     return notes + entries, edges, memory, report
-
-
-class Progress:
-    """A progress line on a terminal (rate, ETA), JSON lines elsewhere."""
-
-    def __init__(self, total: int, out: TextIO) -> None:
-        self.total, self.done, self.out = total, 0, out
-        self.started = time.monotonic()
-        self.terminal = out.isatty()
-
-    def advance(self, n: int, what: str) -> None:
-        """``n`` more records done."""
-        self.done += n
-        spent = max(time.monotonic() - self.started, 1e-9)
-        rate = self.done / spent
-        eta = (self.total - self.done) / rate if rate else 0.0
-        if self.terminal:
-            self.out.write(
-                f"\r{what}: {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f} %) "
-                f"{rate:.0f}/s, ETA {eta:.0f} s   "
-            )
-        else:
-            line = {"step": what, "done": self.done, "total": self.total, "perSecond": round(rate, 1),
-                    "etaSeconds": round(eta, 1)}  # fmt: skip
-            self.out.write(json.dumps(line) + "\n")
-        self.out.flush()
-
-
-class StateFile:
-    """Which batches of this source are done (``--resume`` skips them)."""
-
-    def __init__(self, path: Path, fingerprint: str, resume: bool) -> None:
-        self.path = path
-        self.fingerprint = fingerprint
-        self.done: set[str] = set()
-        #: Notes of the finished batches that dedupe folded into a twin (their edges go to it).
-        self.folded: dict[str, str] = {}
-        if resume and path.exists():
-            saved = json.loads(path.read_text())
-            if saved.get("fingerprint") == fingerprint:
-                self.done = set(saved.get("done", []))
-                self.folded = dict(saved.get("folded", {}))
-
-    def finish(self, batch: str, folded: dict[str, str] | None = None) -> None:
-        """Mark a batch done, durably (written atomically, so a kill mid-write loses nothing)."""
-        self.done.add(batch)
-        self.folded |= folded or {}
-        temporary = self.path.with_suffix(".tmp")
-        saved = {"fingerprint": self.fingerprint, "done": sorted(self.done), "folded": self.folded}
-        temporary.write_text(json.dumps(saved))
-        temporary.replace(self.path)
 
 
 async def run_import(

@@ -30,7 +30,7 @@ from api.dto.conversations import InsightRecordIn, MessageIn, ThreadIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 
 if TYPE_CHECKING:
-    from ctxnet.io.importer import Report, StateFile
+    from ctxnet.io.progress import Report, StateFile
     from ctxnet.io.sources import Record
 
 #: Answers that blame the record (it is rejected; the import goes on); any other error is the

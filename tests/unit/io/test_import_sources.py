@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxnet.io.importer import StateFile, check
+from ctxnet.io.importer import check
+from ctxnet.io.progress import StateFile
 from ctxnet.io.sources import read, slug
 
 
