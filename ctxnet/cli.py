@@ -12,9 +12,9 @@ from typing import Annotated, Any, TextIO, TypeVar
 
 import typer
 
-from ctxnet.browser_guide import api_base_url, guide_url, render_guide, style_text, style_url
 from ctxnet.models import fetch_model
 from ctxnet.neo4j_server import LocalNeo4j
+from graph.core.browser_guide import api_base_url, guide_url, render_guide, style_text, style_url
 from graph.core.db import Database
 from graph.core.embeddings import (
     LOCAL_MODELS,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ctxnet.browser_guide import api_base_url, guide_url
+from graph.core.browser_guide import api_base_url, guide_url
 from graph.core.errors import Neo4jRuntimeError
 from graph.core.settings import Settings
 

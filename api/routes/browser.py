@@ -14,7 +14,7 @@ import re
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from ctxnet.browser_guide import GUIDE_PATH, STYLE_PATH, render_guide, style_text, style_url
+from graph.core.browser_guide import GUIDE_PATH, STYLE_PATH, render_guide, style_text, style_url
 
 public = APIRouter(include_in_schema=False)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 from playwright.async_api import Locator, Page, async_playwright, expect
 
-from ctxnet.browser_guide import GUIDE_PATH, GUIDE_TITLE, STYLE_PATH, explore_queries
+from graph.core.browser_guide import GUIDE_PATH, GUIDE_TITLE, STYLE_PATH, explore_queries
 from graph.core.settings import Settings
 from tests.integration.conftest import MakeCaller
 from tests.support.servers import ApiProcess

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ctxnet.browser_guide import (
+from ctxnet.cli import app
+from ctxnet.neo4j_server import LocalNeo4j
+from graph.core.browser_guide import (
     EDGES,
     GUIDE_TITLE,
     api_base_url,
@@ -20,8 +22,6 @@ from ctxnet.browser_guide import (
     render_guide,
     style_text,
 )
-from ctxnet.cli import app
-from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.settings import Settings
 
 EXPLORE = Path(__file__).resolve().parents[3] / "cypher" / "explore"

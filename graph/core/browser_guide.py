@@ -7,7 +7,8 @@ The markup is what Neo4j Browser 5 plays from a remote URL: ``<slide>`` elements
 ``<article class="guide"><carousel>``, and ``<pre class="runnable">`` blocks, which put
 their text into the editor on a click and run it from the play icon Browser adds to them.
 The API serves both files (``api/routes/browser.py``); the local Neo4j's configuration
-allows its host (``ctxnet/neo4j_server.py``).
+allows its host (``ctxnet/neo4j_server.py``), and ``ctxnet browser`` prints or writes them.
+Both sides read them here, below the API.
 """
 
 from __future__ import annotations
@@ -174,8 +175,8 @@ def render_guide(style_url: str | None = None) -> str:
 
 
 def style_text() -> str:
-    """The Browser style (GRASS) shipped in ``ctxnet/browser/style.grass``."""
-    return (resources.files("ctxnet") / "browser" / "style.grass").read_text(encoding="utf-8")
+    """The Browser style (GRASS) shipped in ``graph/core/browser_style.grass``."""
+    return (resources.files("graph.core") / "browser_style.grass").read_text(encoding="utf-8")
 
 
 def api_base_url(settings: Settings) -> str:
