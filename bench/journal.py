@@ -39,7 +39,6 @@ from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Principal, Role
 from graph.core.schema import migrate
 from graph.core.settings import Settings
-from graph.knowledge import notes as notes_module
 from graph.knowledge.models import KnowledgeSource, KnowledgeType, NewNote, NotePatch
 from graph.knowledge.notes import NoteService
 from graph.knowledge.undo import UndoService
@@ -70,13 +69,13 @@ def journal_off() -> Any:
     def text(name: str) -> str:
         return bare if name == "queries/knowledge/notes_create" else cypher_text(name)
 
-    kept = notes_module.journal.record_many, db_module.cypher_text
-    notes_module.journal.record_many = nothing  # type: ignore[assignment]
+    kept = journal.record_many, db_module.cypher_text
+    journal.record_many = nothing  # type: ignore[assignment]
     db_module.cypher_text = text  # type: ignore[assignment]
     try:
         yield
     finally:
-        notes_module.journal.record_many, db_module.cypher_text = kept  # type: ignore[assignment]
+        journal.record_many, db_module.cypher_text = kept  # type: ignore[assignment]
 
 
 def batch_of(corpus: Corpus, prefix: str, start: int, count: int) -> list[NewNote]:

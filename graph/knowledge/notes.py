@@ -3,69 +3,32 @@
 Every method takes the calling :class:`~graph.core.principals.Principal` and touches only
 that user's notes: an id that belongs to someone else is simply not found. Each logical
 write is one transaction (a batch of 1,000 notes commits whole or not at all).
+
+:class:`NoteService` is the one door; reading is here, and the writes behind it live in
+their own rooms: creating (ids, vectors, dedupe, proposals) in :mod:`graph.knowledge.note_create`,
+updating and deleting in :mod:`graph.knowledge.note_edits`, and a note's states as the journal,
+undo and proposals keep them in :mod:`graph.knowledge.note_states`.
 """
 
 from __future__ import annotations
 
-import functools
-import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
-from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
+from graph.core.errors import NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Scope
-from graph.core.tenancy import tenant_key
-from graph.core.values import check_id, decode_cursor, encode_cursor, iso_millis
-from graph.core.vectors import VectorPlanConfig, check_vectors
-from graph.knowledge import corrections
-from graph.knowledge.dedupe import find_twins
-from graph.knowledge.edges import held_statuses, status_changes, statuses, would_flip
-from graph.knowledge.models import (
-    MAX_BATCH,
-    NOTE_FIELDS,
-    CreateResult,
-    KnowledgeStatus,
-    KnowledgeType,
-    NewNote,
-    NotePatch,
-    Proposed,
-)
-from graph.knowledge.note_states import (
-    TEXT_FIELDS,
-    create_payload,
-    created_state,
-    patch_props,
-    read_snapshot,
-    snapshot_state,
-    superseded_by_snapshot,
-)
+from graph.core.values import decode_cursor, encode_cursor
+from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.models import CreateResult, NewNote, NotePatch, Proposed
+from graph.knowledge.note_create import NoteCreation
+from graph.knowledge.note_edits import NoteEdits
 from graph.knowledge.search import TenantSizes
-from graph.knowledge.views import created_note_view, note_view
-
-
-@dataclass
-class PendingNote:
-    """A note of a create request, with its final id and vector."""
-
-    index: int
-    note: NewNote
-    node_id: str
-    embedding: list[float]
-    #: The service's own reading of the text (its vector is ``None`` when the note came with
-    #: a vector of its own and nothing a person took away needs comparing).
-    reading: corrections.Reading | None = None
-
-
-class _ReadAgain(Exception):  # noqa: N818 - a signal, not an error
-    """A person took agent text away while an agent's notes with vectors of their own were
-    prepared without the service's own reading of them: read them and write again."""
+from graph.knowledge.views import note_view
 
 
 class NoteService:
@@ -81,27 +44,21 @@ class NoteService:
         sizes: TenantSizes | None = None,
     ) -> None:
         self._db = db
-        self._gate = WriteGate(db)
-        self._embedder = embedder
-        self._dedupe_threshold = dedupe_threshold
-        self._plan = plan or VectorPlanConfig()
-        self._sizes = sizes or TenantSizes()
+        gate = WriteGate(db)
+        sizes = sizes or TenantSizes()
+        self._creation = NoteCreation(
+            db,
+            gate,
+            embedder,
+            dedupe_threshold=dedupe_threshold,
+            plan=plan or VectorPlanConfig(),
+            sizes=sizes,
+        )
+        self._edits = NoteEdits(
+            db, gate, embedder, dedupe_threshold=dedupe_threshold, sizes=sizes, read=self.get
+        )
 
     # --- create -----------------------------------------------------------------------------
-    async def _embeddings(
-        self, notes: Sequence[NewNote], field_prefix: Callable[[int], str]
-    ) -> list[list[float]]:
-        """Supplied vectors are checked; the rest are computed in one embedder call."""
-        check_vectors(
-            [n.embedding for n in notes], self._embedder.dimension, lambda i: f"{field_prefix(i)}embedding"
-        )
-        missing = [i for i, n in enumerate(notes) if n.embedding is None]
-        computed = await self._embedder.embed([f"{notes[i].title}\n{notes[i].content}" for i in missing])
-        vectors: list[list[float] | None] = [n.embedding for n in notes]
-        for i, vector in zip(missing, computed, strict=True):
-            vectors[i] = vector
-        return [v for v in vectors if v is not None]
-
     async def create(
         self,
         principal: Principal,
@@ -112,319 +69,12 @@ class NoteService:
         keep_existing: bool = False,
         approving: str | None = None,
     ) -> list[CreateResult]:
-        """Create notes in one gated transaction; ids already present are returned unchanged.
-
-        An id already present with other title, content or type is a :class:`Conflict`, unless
-        ``keep_existing`` (pipelines that derive notes: what is stored, perhaps a person's
-        edit, wins). ``then`` runs inside the same transaction with the results (e.g. to
-        record provenance), so the notes and whatever it writes commit together. Each new
-        note and each merge is journaled; a non-human create that a person's correction
-        holds back becomes a proposal (:mod:`graph.knowledge.corrections`). ``approving``
-        names the proposal a person approved, when this create is one.
-        """
-        if len(notes) > MAX_BATCH:
-            raise InvalidInput(f"at most {MAX_BATCH} notes per batch, got {len(notes)}", field="items")
-
-        def field_prefix(i: int) -> str:
-            return f"items.{i}." if batch else ""
-
-        ids: list[str] = []
-        for i, note in enumerate(notes):
-            node_id = check_id(note.id, f"{field_prefix(i)}id") if note.id else uuid.uuid4().hex
-            ids.append(node_id)
-        seen: dict[str, int] = {}
-        for i, node_id in enumerate(ids):
-            if node_id in seen:
-                raise InvalidInput(f"id {node_id!r} appears twice in the batch", field=f"{field_prefix(i)}id")
-            seen[node_id] = i
-        if principal.scope is not None:
-            for i, (node_id, note) in enumerate(zip(ids, notes, strict=True)):
-                if not principal.sees(node_id, note.tags):
-                    raise Forbidden(
-                        "this key is scoped: a note it creates must carry one of its tags "
-                        f"({', '.join(principal.scope.tags) or 'none'}) or one of its note ids",
-                        field=f"{field_prefix(i)}tags",
-                    )
-        vectors = await self._embeddings(notes, field_prefix)  # slow: before the gate, not under it
-        guarded = corrections.is_agent(principal) and approving is None
-        own = (
-            guarded and any(n.embedding is not None for n in notes) and await self._has_taken_text(principal)
+        """Create notes in one gated transaction (:meth:`NoteCreation.create
+        <graph.knowledge.note_create.NoteCreation.create>` says how)."""
+        return await self._creation.create(
+            principal, notes, batch=batch, then=then, keep_existing=keep_existing, approving=approving
         )
-        for _ in range(2):
-            pending = [PendingNote(i, n, ids[i], vectors[i]) for i, n in enumerate(notes)]
-            if guarded:
-                await self._read(pending, own)
 
-            async def work(gated: Gated, pending: list[PendingNote] = pending) -> list[CreateResult]:
-                results = await self._create_tx(
-                    gated, principal, pending, field_prefix, keep_existing, approving, batch
-                )
-                if then is not None:
-                    await then(gated, results)
-                return results
-
-            try:
-                results = await self._gate.write(principal.user_id, work)
-            except _ReadAgain:
-                own = True
-                continue
-            self._sizes.forget(principal.user_id)
-            return results
-        raise AssertionError("unreachable: a second attempt reads every text")  # pragma: no cover
-
-    async def _has_taken_text(self, principal: Principal) -> bool:
-        rows = await self._db.read("queries/knowledge/corrections_text_any", userId=principal.user_id)
-        return bool(rows[0]["any"])
-
-    async def _read(self, pending: list[PendingNote], own: bool) -> None:
-        """The service's own reading of each agent note: its fingerprint, and its vector (the
-        one computed here, or for a note that came with a vector, computed now when ``own``)."""
-        supplied = [p for p in pending if p.note.embedding is not None] if own else []
-        mine = await self._embedder.embed([f"{p.note.title}\n{p.note.content}" for p in supplied])
-        computed = {p.index: v for p, v in zip(supplied, mine, strict=True)}
-        for p in pending:
-            vector = p.embedding if p.note.embedding is None else computed.get(p.index)
-            p.reading = corrections.Reading(vector, corrections.fingerprint(p.note.title, p.note.content))
-
-    async def _create_tx(
-        self,
-        gated: Gated,
-        principal: Principal,
-        pending: list[PendingNote],
-        field_prefix: Callable[[int], str],
-        keep_existing: bool,
-        approving: str | None,
-        batch: bool,
-    ) -> list[CreateResult]:
-        """Under the user's lock: what is already there is decided here, by what is committed."""
-        supplied = [p.node_id for p in pending if p.note.id]
-        existing: dict[str, dict[str, Any]] = {}
-        merged_before: dict[str, Row] = {}
-        if supplied:  # generated ids are new by construction: two statements saved
-            for row in await gated.run("queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False):
-                existing[row["node"]["id"]] = row["node"]
-            for row in await gated.run("queries/knowledge/merged_lookup", ids=supplied):
-                merged_before[row["requestedId"]] = row
-        outcome: dict[int, tuple[str, bool, str | None]] = {}  # index -> (node id, created, merged into)
-        merged_earlier: set[int] = set()  # folded into its twin by an earlier create, not this one
-        proposals: dict[int, dict[str, Any]] = {}
-        fresh: list[PendingNote] = []
-        for p in pending:
-            known = existing.get(p.node_id) or merged_before.get(p.node_id)
-            if known is None:
-                fresh.append(p)
-                continue
-            if not principal.sees(known.get("targetId") or p.node_id, known["tags"]):
-                # Whatever the text: a scoped key learns nothing of a note outside its scope.
-                raise Conflict(
-                    f"note id {p.node_id!r} is taken outside this key's scope; use another id",
-                    field=f"{field_prefix(p.index)}id",
-                )
-            if not keep_existing and (known["title"], known["content"], known["type"]) != (
-                p.note.title,
-                p.note.content,
-                p.note.type.value,
-            ):
-                merged = p.node_id not in existing
-                raise Conflict(
-                    f"note {p.node_id!r} already exists with other title, content or type"
-                    + (f" (it was folded into its twin {known['targetId']!r})" if merged else "")
-                    + "; PATCH it to change it, or create the new note under another id",
-                    field=f"{field_prefix(p.index)}id",
-                )
-            if p.node_id in existing:
-                outcome[p.index] = (p.node_id, False, None)
-            else:
-                outcome[p.index] = (known["targetId"], False, known["targetId"])
-                merged_earlier.add(p.index)
-
-        guarded = corrections.is_agent(principal) and approving is None
-        if guarded and fresh:  # a fact a person took away is not written back by an agent
-            revived: dict[int, dict[str, Any]] = {}
-            if await corrections.has_taken_text(gated):  # else nothing to compare with
-                if any(p.reading is None or p.reading.vector is None for p in fresh):
-                    raise _ReadAgain
-                readings = [(p.index, p.reading) for p in fresh if p.reading is not None]
-                revived = await corrections.deleted_twins(gated, readings, self._dedupe_threshold)
-            for p in fresh:
-                if p.index in revived:
-                    proposals[p.index] = await self._propose_create(
-                        gated, principal, p, {"revives": _revives(principal, revived[p.index])},
-                        NOTE_FIELDS, [revived[p.index]["correctionId"]], batch,
-                    )  # fmt: skip
-            fresh = [p for p in fresh if p.index not in proposals]
-
-        merges = await find_twins(
-            gated,
-            [p for p in fresh if p.note.dedupe],
-            threshold=self._dedupe_threshold,
-            plan=self._plan,
-            scope=principal.scope,
-        )
-        # What each merge changes on its twin (confidence, tags), as the merge query does it.
-        stored_twins = sorted({t.node_id for t in merges.values()} - {p.node_id for p in fresh})
-        twin_state: dict[str, dict[str, Any]] = {}
-        if stored_twins:
-            for row in await gated.run(
-                "queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False
-            ):
-                node = row["node"]
-                twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
-        held = await corrections.held(gated, stored_twins) if guarded else {}
-        for p in fresh:
-            if p.index not in merges:
-                twin_state[p.node_id] = {
-                    "confidence": p.note.confidence,
-                    "tags": list(p.note.tags),
-                    "mergeCount": 0,
-                }
-        rows, merge_rows = [], []
-        changes: list[journal.Change] = []
-        for p in fresh:
-            twin = merges.get(p.index)
-            if twin is None:
-                row = self._create_row(p)
-                rows.append(row)
-                outcome[p.index] = (p.node_id, True, None)
-                continue
-            before = twin_state[twin.node_id]
-            after = {
-                "confidence": max(before["confidence"], p.note.confidence),
-                "tags": before["tags"] + [t for t in p.note.tags if t not in before["tags"]],
-                "mergeCount": before["mergeCount"] + 1,
-            }
-            moved = {k for k in corrections.MERGE_FIELDS if after[k] != before[k]}
-            holders = held.get(twin.node_id, {})
-            contested = {k for k in moved & set(holders) if holders[k] is not corrections.PERSON_WRITTEN}
-            if contested:  # the merge would move a field a person corrected
-                proposals[p.index] = await self._propose_create(
-                    gated, principal, p, {"mergeInto": twin.node_id}, contested,
-                    [holders[k] for k in contested], batch,
-                )  # fmt: skip
-                continue
-            # A restatement of what a person wrote is folded in as a record of agreement, the
-            # person's confidence and tags left as they are.
-            keep = sorted(moved & set(holders))
-            after |= {k: before[k] for k in keep}
-            merge_id = uuid.uuid4().hex
-            merge_rows.append(
-                {
-                    "id": merge_id,
-                    "targetId": twin.node_id,
-                    "requestedId": p.node_id if p.note.id else None,
-                    "title": p.note.title,
-                    "content": p.note.content,
-                    "type": p.note.type.value,
-                    "source": p.note.source.value,
-                    "confidence": p.note.confidence,
-                    "tags": list(p.note.tags),
-                    "sourceRef": p.note.source_ref,
-                    "similarity": twin.similarity,
-                    "keep": keep,
-                }
-            )
-            twin_state[twin.node_id] = after
-            record = {k: v for k, v in merge_rows[-1].items() if k != "targetId"}  # keep: for a redo
-            changes.append(journal.Change(
-                "note.merge", "Knowledge", twin.node_id, before, after | {"merged": record},
-                proposal_id=approving,
-            ))  # fmt: skip
-            outcome[p.index] = (twin.node_id, False, twin.node_id)
-        actor = {"role": principal.role.value, "agentId": principal.agent_id}
-        nodes: dict[str, dict[str, Any]] = {}
-        if rows:
-            # The new notes' mutations are written by the create statement itself, each
-            # linked to its note as it is made (1,000 index seeks fewer per batch).
-            creates = [
-                journal.Change(
-                    "note.create", "Knowledge", r["id"], None, created_state(r), proposal_id=approving
-                )
-                for r in rows
-            ]
-            journaled = journal.inline(gated, principal, creates)
-            for row, mutation in zip(rows, journaled.pop("mutations"), strict=True):
-                row["mutation"] = mutation
-            created = await gated.run(
-                "queries/knowledge/notes_create",
-                rows=rows,
-                tenantKey=tenant_key(gated.user_id),
-                embeddingModel=self._embedder.model_id,
-                **journaled,
-            )
-            # The new notes are known here; only their time comes from the database.
-            stamps = {r["id"]: iso_millis(r["createdAt"]) for r in created}
-            for row in rows:
-                nodes[row["id"]] = created_note_view(
-                    row, stamps[row["id"]], principal.role.value, principal.agent_id
-                )
-        if merge_rows:
-            await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
-        await journal.record_many(gated, principal, changes)
-        others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
-        if others:
-            for row in await gated.run("queries/knowledge/notes_by_ids", ids=others, withEmbedding=False):
-                if not principal.sees(row["node"]["id"], row["node"]["tags"]):
-                    # An id taken by a note this scoped key cannot see: refused, nothing written.
-                    raise Conflict(
-                        f"note id {row['node']['id']!r} is taken outside this key's scope; use another id",
-                        field="id",
-                    )
-                nodes[row["node"]["id"]] = note_view(row["node"])
-        return [
-            CreateResult(node=None, created=False, proposal=proposals[i])
-            if i in proposals
-            else CreateResult(
-                node=nodes[outcome[i][0]],
-                created=outcome[i][1],
-                merged_into=outcome[i][2],
-                already_merged=i in merged_earlier,
-            )
-            for i in range(len(pending))
-        ]
-
-    @staticmethod
-    async def _propose_create(
-        gated: Gated,
-        principal: Principal,
-        p: PendingNote,
-        why: dict[str, Any],
-        fields: Iterable[str],
-        held_by: Iterable[str | None],
-        batch: bool,
-    ) -> dict[str, Any]:
-        """An agent's create held back by what a person wrote, corrected or deleted, stored as
-        a proposal. A change a person rejected is refused (409) alone; in a batch, that item
-        answers with the rejected proposal and the others are written."""
-        payload = {"note": create_payload(p.note, p.node_id)} | why
-        try:
-            return await corrections.propose(
-                gated, principal, op="note.create", target_id=p.node_id if p.note.id else None,
-                payload=payload, fields=fields, corrections=held_by,
-            )  # fmt: skip
-        except corrections.Rejected as rejected:
-            if not batch:
-                raise
-            return rejected.proposal
-
-    @staticmethod
-    def _create_row(p: PendingNote) -> dict[str, Any]:
-        return {
-            "id": p.node_id,
-            "title": p.note.title,
-            "content": p.note.content,
-            "type": p.note.type.value,
-            "label": p.note.type.label,
-            "source": p.note.source.value,
-            "confidence": p.note.confidence,
-            "tags": list(p.note.tags),
-            "sourceRef": p.note.source_ref,
-            "embedding": p.embedding,
-            # A vector the client sent is not the service's reading of the text: a person who
-            # takes this text away later has it read again (corrections.read_stored).
-            "vectorSupplied": True if p.note.embedding is not None else None,
-        }
-
-    # --- read ---------------------------------------------------------------------------------
     async def get(
         self, principal: Principal, node_id: str, *, with_embedding: bool = False, follow_merges: bool = False
     ) -> dict[str, Any]:
@@ -506,129 +156,9 @@ class NoteService:
         approving: str | None = None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
     ) -> dict[str, Any] | Proposed:
-        """Change some fields; re-embeds only when title or content changed.
-
-        The vector is computed before the gate (it is slow) from the text as read then; under
-        the gate the note is read again, and if its text changed meanwhile the vector is
-        computed anew, so a stored vector is always its own text's. A patch that changes
-        nothing writes nothing. A non-human patch of a field a person corrected is not
-        applied but proposed; a person's patch of agent-written fields is a correction.
-        ``then`` runs in the same transaction with the ids of the mutations it journaled.
-        """
-        if patch.status == KnowledgeStatus.SUPERSEDED:
-            raise InvalidInput(
-                "a note becomes superseded through a supersedes edge: "
-                "POST /v1/knowledge/{id}/connections from the note that replaces it",
-                field="status",
-            )
-        props = patch_props(patch)
-        read = await self.get(principal, node_id)
-        for _ in range(_PATCH_ATTEMPTS):
-            text = _patched_text(read, patch)
-            embedding, own = None, None
-            if text != (read["title"], read["content"]):
-                [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
-                own = await corrections.read_stored(self._db, self._embedder, principal, node_id)
-            work = functools.partial(
-                self._update_tx, principal, node_id, patch, props, text, embedding, own, approving, then
-            )
-            result = await self._gate.write(principal.user_id, work)
-            if isinstance(result, Proposed):
-                return result
-            if "node" in result:
-                node: dict[str, Any] = result["node"]
-                return node
-            read = note_view(result["stale"])
-        raise Conflict(
-            f"note {node_id!r} kept changing while this update was prepared; try again", field="id"
-        )
-
-    async def _update_tx(
-        self,
-        principal: Principal,
-        node_id: str,
-        patch: NotePatch,
-        props: dict[str, Any],
-        text: tuple[str, str],
-        embedding: list[float] | None,
-        own: corrections.OwnReading | None,
-        approving: str | None,
-        then: Callable[[Gated, list[str]], Awaitable[None]] | None,
-        gated: Gated,
-    ) -> dict[str, Any] | Proposed:
-        """Under the gate: ``{"node": ...}`` once written, a proposal, or ``{"stale": ...}``
-        when the note's text changed since it was read so that ``embedding`` (of ``text``,
-        or ``None`` for an unchanged text) is no longer the vector of the text this update
-        leaves (the caller embeds again). An update of both title and content is never stale."""
-        rows = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
-        if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
-            raise NotFound(f"no note {node_id!r}", field="id")
-        now = rows[0]["node"]
-        leaves = _patched_text(now, patch)
-        unchanged = leaves == (now["title"], now["content"])
-        if leaves != text or (embedding is None and not unchanged):
-            return {"stale": now}
-        changed = {k: v for k, v in props.items() if now[k] != v}
-        if not changed:  # nothing to write, nothing to journal
-            if then is not None:
-                await then(gated, [])
-            return {"node": note_view(now)}
-        if changed.get("status") == KnowledgeStatus.ACTIVE.value:
-            # Whatever the status it comes from (superseded, or archived after it): a note
-            # a supersedes edge points at is not active while the edge stands.
-            [by] = await gated.run("queries/knowledge/superseded_by", id=node_id)
-            if by["ids"]:
-                raise Conflict(
-                    f"note {node_id!r} is superseded by {', '.join(map(repr, by['ids']))}; "
-                    "delete that supersedes edge to make it active again",
-                    field="status",
-                )
-        if corrections.is_agent(principal) and approving is None:
-            held = (await corrections.held(gated, [node_id])).get(node_id, {})
-            hits = set(changed) & set(held)
-            revived = {}
-            if embedding is not None and not unchanged:  # text a person took away, PATCHed in
-                reading = corrections.Reading(embedding, corrections.fingerprint(*leaves))
-                revived = await corrections.deleted_twins(gated, [(0, reading)], self._dedupe_threshold)
-            if hits or revived:
-                twin = revived.get(0)
-                return Proposed(await corrections.propose(
-                    gated, principal, op="note.update", target_id=node_id, payload={"patch": changed},
-                    fields=hits | (TEXT_FIELDS & set(changed) if twin else set()),
-                    corrections=[held[k] for k in hits] + ([twin["correctionId"]] if twin else []),
-                ))  # fmt: skip
-        written: set[str] = set()
-        replaced: corrections.Kept | None = None
-        if not corrections.is_agent(principal):
-            [snap] = await gated.run(
-                "queries/knowledge/note_snapshot", id=node_id, withEmbedding=not unchanged
-            )
-            written = corrections.agent_written(snap["note"])
-            if written & set(changed) & TEXT_FIELDS:
-                # The agent's text a person corrects away keeps its vector with the correction:
-                # an agent's later create of a twin of it becomes a proposal, as for a delete.
-                replaced = corrections.kept_vector(dict(snap["note"]), own)
-        await gated.run(
-            "queries/knowledge/note_update",
-            id=node_id,
-            props=changed,
-            label=KnowledgeType(changed["type"]).label if "type" in changed else None,
-            embedding=embedding if not unchanged else None,
-            embeddingModel=self._embedder.model_id,
-        )
-        before = {k: now[k] for k in changed}
-        [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
-            "note.update", "Knowledge", node_id, before, changed, proposal_id=approving
-        )])  # fmt: skip
-        if written & set(changed):
-            await corrections.record(
-                gated, principal, mutation_id=mutation_id, kind="update", node_id=node_id,
-                fields=written & set(changed), before=before, after=changed, embedding=replaced,
-            )  # fmt: skip
-        if then is not None:
-            await then(gated, [mutation_id])
-        [row] = await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
-        return {"node": note_view(row["node"])}
+        """Change some fields (:meth:`NoteEdits.update
+        <graph.knowledge.note_edits.NoteEdits.update>` says how)."""
+        return await self._edits.update(principal, node_id, patch, approving=approving, then=then)
 
     async def delete(
         self,
@@ -638,88 +168,6 @@ class NoteService:
         approving: str | None = None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
     ) -> list[str] | Proposed:
-        """Delete a note, its edges and merge records; returns notes restored from superseded.
-
-        Journaled with everything an undo needs to bring it back (its vector beside the
-        JSON). A non-human delete of a note a person wrote or corrected is proposed instead;
-        a person's delete of an agent's note is a correction, which keeps the service's own
-        vector of its text so an agent cannot write a twin of it back.
-        """
-        own = await corrections.read_stored(self._db, self._embedder, principal, node_id)
-
-        async def work(gated: Gated) -> list[str] | Proposed:
-            rows = await gated.run("queries/knowledge/note_snapshot", id=node_id, withEmbedding=True)
-            if not rows or not principal.sees(node_id, rows[0]["note"]["tags"]):
-                raise NotFound(f"no note {node_id!r}", field="id")
-            snap = read_snapshot(rows[0]["note"])
-            await require_ends_in_scope(gated, principal, snap)
-            stored = (snap["embedding"], snap.get("embeddingModel")) if snap.get("embedding") else None
-            vector = corrections.kept_vector(snap, own)
-            superseded = superseded_by_snapshot(snap)
-            was = await statuses(gated, superseded)
-            if corrections.is_agent(principal) and approving is None:
-                held = (await corrections.held(gated, [node_id])).get(node_id, {})
-                freed_held = await held_statuses(gated, principal, would_flip(was, removing=True))
-                if held or freed_held:
-                    return Proposed(await corrections.propose(
-                        gated, principal, op="note.delete", target_id=node_id, payload={},
-                        fields=set(held) or {"status"}, corrections=[*held.values(), *freed_held.values()],
-                    ))  # fmt: skip
-            written = set() if corrections.is_agent(principal) else corrections.agent_written(snap)
-            [deleted] = await gated.run("queries/knowledge/note_delete", id=node_id)
-            *_, mutation_id = await journal.record_many(gated, principal, [
-                *status_changes(was, await statuses(gated, superseded), approving),
-                journal.Change(
-                    "note.delete", "Knowledge", node_id, snapshot_state(snap), None, proposal_id=approving,
-                    vector=stored,
-                ),
-            ])  # fmt: skip
-            if written:
-                await corrections.record(
-                    gated, principal, mutation_id=mutation_id, kind="delete", node_id=node_id,
-                    fields=written, before=snap, after=None, embedding=vector,
-                )  # fmt: skip
-            if then is not None:
-                await then(gated, [mutation_id])
-            return list(deleted["restored"])
-
-        result = await self._gate.write(principal.user_id, work)
-        self._sizes.forget(principal.user_id)
-        return result
-
-
-def _revives(principal: Principal, twin: dict[str, Any]) -> dict[str, Any]:
-    """What a proposal says of the taken-away text a create restates: a scoped key is not
-    told which note it was (it may lie outside the scope)."""
-    if principal.scope is None:
-        return twin
-    return {k: v for k, v in twin.items() if k != "targetId"}
-
-
-async def require_ends_in_scope(gated: Gated, principal: Principal, snap: dict[str, Any]) -> None:
-    """A scoped key may not delete a note connected to notes outside its scope: the delete
-    would remove those edges (and might restore a note it superseded)."""
-    if principal.scope is None:
-        return
-    ends = sorted({e[k] for e in snap.get("edges") or [] for k in ("sourceId", "targetId")} - {snap["id"]})
-    if not ends:
-        return
-    rows = await gated.run("queries/knowledge/notes_by_ids", ids=ends, withEmbedding=False)
-    if any(not principal.sees(r["node"]["id"], r["node"]["tags"]) for r in rows):
-        raise Forbidden(
-            f"note {snap['id']!r} is connected to notes outside this key's scope; only an unscoped key may "
-            "delete it",
-            field="id",
-        )
-
-
-#: How often an update re-embeds because its note's text changed while it was embedding.
-_PATCH_ATTEMPTS = 5
-
-
-def _patched_text(note: dict[str, Any], patch: NotePatch) -> tuple[str, str]:
-    """Title and content of ``note`` once ``patch`` is applied."""
-    return (
-        patch.title if patch.title is not None else note["title"],
-        patch.content if patch.content is not None else note["content"],
-    )
+        """Delete a note, its edges and merge records; returns notes restored from superseded
+        (:meth:`NoteEdits.delete <graph.knowledge.note_edits.NoteEdits.delete>` says how)."""
+        return await self._edits.delete(principal, node_id, approving=approving, then=then)
