@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.project.maintenance import find_loop, loops_to_break
+from graph.project.maintenance_connections import find_loop, loops_to_break
 
 
 def edge(source: str, target: str, at: int) -> dict[str, Any]:
