@@ -1,6 +1,8 @@
-"""The README's walk-through and docs/client.md's first example, run as the pages print them.
+"""The walk-through (README.md's, carried on in docs/continuity.md and docs/project.md) and
+docs/client.md's first example, run as the pages print them.
 
-How the pages are read: in README.md's "Five minutes with it" section each ```sh block is a
+How the pages are read: in each section of the walk-through (``WALKTHROUGH``: the README's
+"Five minutes with it", then the "Try it" sections that carry it on), each ```sh block is a
 step, and the ```text block right after it is what the step prints (a step without one
 prints nothing). docs/client.md's first ```python block is run as one Python program, and
 the ```text block after it is what it prints.
@@ -17,8 +19,9 @@ is put first on the PATH.
 How outputs are compared: line by line, after normalising on both sides only what differs
 from run to run: dates and times (``2026-12-01``, ``2026-12-01T08:56:00.764+00:00``,
 ``2026-12-01 08:56 UTC``) become ``<time>``; ids the server generates (a run of 20 or more
-hex digits) become ``<id>``; decimal numbers with 3 or more digits after the point (scores
-and similarities) become ``<score>``. Anything a step writes to stderr fails the test.
+hex digits, and the six that end a saved page's slug) become ``<id>``; decimal numbers with
+3 or more digits after the point (scores and similarities) become ``<score>``. Anything a
+step writes to stderr fails the test.
 """
 
 from __future__ import annotations
@@ -42,7 +45,13 @@ from tests.support.servers import ApiProcess
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
 CLIENT_PAGE = ROOT / "docs" / "client.md"
-SECTION = "## Five minutes with it"
+#: The walk-through: the README's section, then the sections of docs pages that carry it on
+#: (with its variables, helpers and what it wrote), in this order.
+WALKTHROUGH = [
+    (README, "## Five minutes with it"),
+    (ROOT / "docs" / "continuity.md", "### Try it: wake up, catch up, brief"),
+    (ROOT / "docs" / "project.md", "## Try it: decisions that reach agents"),
+]
 PAGE_URL = "http://127.0.0.1:8000"
 DEV_KEY_FILE = ".data/dev-api-key"
 DEV_USER = "--user dev"
@@ -52,6 +61,7 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}| UTC)?)?")
 HEX_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{20,}(?![0-9a-f])")
 SCORE = re.compile(r"\d+\.\d{3,}")
+SLUG_TAIL = re.compile(r"(session-<time>-[a-z0-9-]+)-[0-9a-f]{6}\b")
 
 CURL_STAND_IN = """\
 #!/usr/bin/env python3
@@ -89,17 +99,19 @@ class Step:
 
     commands: str
     shown: str = ""
+    where: str = ""
 
 
-def walkthrough(markdown: str) -> list[Step]:
-    """The steps of the README's walk-through section, in order."""
-    assert SECTION in markdown, f"README.md has no section {SECTION!r}"
-    section = _section(markdown.split(SECTION, 1)[1])
+def walkthrough(page: Path, heading: str) -> list[Step]:
+    """The steps of one section of the walk-through, in order."""
+    markdown = page.read_text(encoding="utf-8")
+    assert f"\n{heading}\n" in markdown, f"{page.name} has no section {heading!r}"
+    section = _section(markdown.split(f"\n{heading}\n", 1)[1], heading.index(" "))
     steps: list[Step] = []
     after_commands = False
     for language, text in FENCE.findall(section):
         if language == "sh":
-            steps.append(Step(text))
+            steps.append(Step(text, where=f"{page.name}, {heading.lstrip('# ')}"))
             after_commands = True
         elif language == "text":
             assert after_commands, f"an output block follows no commands:\n{text}"
@@ -107,17 +119,17 @@ def walkthrough(markdown: str) -> list[Step]:
             after_commands = False
         else:
             after_commands = False
-    assert steps, "the walk-through has no ```sh blocks"
+    assert steps, f"{page.name}, {heading!r}: no ```sh blocks"
     return steps
 
 
-def _section(text: str) -> str:
-    """Text up to the next heading of level 2, not counting lines inside fenced blocks."""
+def _section(text: str, level: int) -> str:
+    """Text up to the next heading of this level or above, not counting fenced blocks."""
     lines, fenced = [], False
     for line in text.splitlines(keepends=True):
         if line.startswith("```"):
             fenced = not fenced
-        elif line.startswith("## ") and not fenced:
+        elif not fenced and re.match(rf"#{{1,{level}}} ", line):
             break
         lines.append(line)
     return "".join(lines)
@@ -127,6 +139,7 @@ def normalised(text: str) -> list[str]:
     """The lines of an output with what varies from run to run replaced (see the module)."""
     text = TIME.sub("<time>", text)
     text = HEX_ID.sub("<id>", text)
+    text = SLUG_TAIL.sub(r"\1-<id>", text)
     text = SCORE.sub("<score>", text)
     return [line.rstrip() for line in text.strip("\n").splitlines()]
 
@@ -157,7 +170,7 @@ async def test_every_command_of_the_readme_walkthrough_prints_what_the_page_show
     person = await make_caller(Role.HUMAN)
     key_file = tmp_path / "dev-api-key"
     key_file.write_text(person.key + "\n", encoding="utf-8")
-    steps = walkthrough(README.read_text(encoding="utf-8"))
+    steps = [step for page, heading in WALKTHROUGH for step in walkthrough(page, heading)]
     script = f"\nprintf '\\n{MARK}\\n'\n".join(step.commands for step in steps)
     for page_text, ours in (
         (PAGE_URL, api.base_url),
@@ -179,11 +192,11 @@ async def test_every_command_of_the_readme_walkthrough_prints_what_the_page_show
     printed = run.stdout.split(f"\n{MARK}\n")
     assert len(printed) == len(steps), f"bash stopped early ({run.returncode}):\n{run.stderr}"
     failures = [
-        differences(f"step {n} of {len(steps)}:\n{step.commands}", step.shown, output)
+        differences(f"step {n} of {len(steps)} ({step.where}):\n{step.commands}", step.shown, output)
         for n, (step, output) in enumerate(zip(steps, printed, strict=True), start=1)
     ]
     report = "".join(failures)
-    assert not report, f"README.md's walk-through printed something else:\n{report}\nstderr:\n{run.stderr}"
+    assert not report, f"the walk-through printed something else:\n{report}\nstderr:\n{run.stderr}"
     assert not run.stderr, f"the walk-through wrote to stderr:\n{run.stderr}"
     assert time.monotonic() - started < 120
 
@@ -223,6 +236,10 @@ async def test_the_first_example_of_the_client_page_prints_what_the_page_shows(
         (
             "# Context bridge (2026-12-01 08:56 UTC)\nscore 0.7976",
             "# Context bridge (2027-01-02 10:11 UTC)\nscore 0.8123",
+        ),
+        (
+            "done (page session-2026-12-02-billing-keeps-f90b3f)",
+            "done (page session-2027-01-02-billing-keeps-0a1b2c)",
         ),
     ],
 )
