@@ -29,7 +29,8 @@ from typing import Any
 
 from graph.continuity.agents import AgentRegistry, BridgeConfig
 from graph.continuity.tokens import TokenCounter
-from graph.conversations.insights import InsightService, close_enough
+from graph.conversations.insight_recall import close_enough
+from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import EmbeddingError, Forbidden, InvalidInput

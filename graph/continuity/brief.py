@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.continuity.tokens import TokenCounter
-from graph.conversations.insights import InsightService, close_enough
+from graph.conversations.insight_recall import close_enough
+from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal

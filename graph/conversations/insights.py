@@ -7,36 +7,38 @@
   (source ``conversation``); every note records the insights that fed it (DERIVED_FROM).
 * **consolidate**: insights > 0.8 of a thread become permanent knowledge the same way;
   running it twice changes nothing the second time.
-* **recall**: the user's insights closest to a query, and their recent thread topics.
+* **record**: insights found outside the service (an export read back) stored as
+  extraction stores them (:mod:`graph.conversations.recorded_insights`).
+* **recall**: the user's insights closest to a query, and their recent thread topics
+  (:mod:`graph.conversations.insight_recall`, with listing and fetching by id).
 
 Long work runs as a job (:mod:`graph.core.jobs`) whose status lives in Neo4j.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from graph.conversations.extractors import ExtractedInsight, Extractor, ThreadMessage
-from graph.conversations.models import InsightType, RecordedInsight
+from graph.conversations.insight_recall import InsightReader
+from graph.conversations.models import InsightType, RecordedInsight, insight_key
+from graph.conversations.recorded_insights import InsightRecorder
 from graph.conversations.threads import require_thread
 from graph.core import journal
-from graph.core.db import Database, run_rows
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.errors import InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import Jobs
 from graph.core.principals import Principal
 from graph.core.tenancy import tenant_key
-from graph.core.values import check_id, plain, sortable_id
-from graph.core.vectors import VectorPlanConfig, check_vectors, cosine_from_score
+from graph.core.values import sortable_id
+from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.knowledge.notes import NoteService
-from graph.knowledge.search import RRF_K, TERM_LIMIT, keyword_terms
+from graph.knowledge.search import TERM_LIMIT
 
 JOB_KINDS = ("extract", "feedback-loop")
 _KNOWLEDGE_TYPE = {
@@ -50,12 +52,6 @@ _KNOWLEDGE_TYPE = {
 def thread_source_ref(thread_id: str) -> str:
     """The ``sourceRef`` of a note made from a thread's insights."""
     return f"thread:{thread_id}"
-
-
-def insight_key(message_id: str, insight_type: str, content: str) -> str:
-    """What makes an insight the same insight: its message, type and (normalised) content."""
-    normal = " ".join(content.lower().split())
-    return hashlib.sha256(f"{message_id}\x1f{insight_type}\x1f{normal}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -88,8 +84,8 @@ class InsightService:
         self._jobs = jobs
         self._gate = WriteGate(db)
         self._thresholds = thresholds or Thresholds()
-        self._plan = plan or VectorPlanConfig()
-        self._term_limit = term_limit
+        self._recorder = InsightRecorder(db, self._gate, embedder)
+        self._reader = InsightReader(db, embedder, plan=plan or VectorPlanConfig(), term_limit=term_limit)
 
     # --- jobs ------------------------------------------------------------------------------------
     async def start_job(self, principal: Principal, thread_id: str, kind: str) -> str:
@@ -168,126 +164,6 @@ class InsightService:
             return len(new)
 
         return await self._gate.write(principal.user_id, work)
-
-    async def record(
-        self, principal: Principal, thread_id: str, insights: list[RecordedInsight]
-    ) -> list[tuple[dict[str, Any], bool]]:
-        """Record insights found outside the service into a thread, in one transaction: each
-        keyed, linked and embedded as extraction stores them, keeping the id, extractor and
-        time it was given (an export read back is the same insight again). An insight already
-        there (same message, type and content) is returned unchanged; each with whether it is
-        new. Journaled as ``insight.create`` (and ``insight.consolidate`` for each note linked).
-        """
-        thread_id = check_id(thread_id)
-        if not insights:
-            raise InvalidInput("send at least one insight", field="items")
-        rows: list[dict[str, Any]] = []
-        for n, item in enumerate(insights):
-            check_id(item.message_id, f"items.{n}.messageId")
-            for k, kid in enumerate(item.knowledge_ids):
-                check_id(kid, f"items.{n}.knowledgeIds.{k}")
-            if item.id is not None:
-                check_id(item.id, f"items.{n}.id")
-            rows.append({
-                "id": item.id or sortable_id(),
-                "key": insight_key(item.message_id, item.type.value, item.content),
-                "messageId": item.message_id, "type": item.type.value, "content": item.content,
-                "confidence": item.confidence, "extractor": item.extractor,
-                "extractedAt": item.extracted_at.isoformat() if item.extracted_at else None,
-                "knowledgeIds": list(dict.fromkeys(item.knowledge_ids)),
-            })  # fmt: skip
-        for field_name, what in (("id", "id"), ("key", "message, type and content")):
-            first: dict[str, int] = {}
-            for n, row in enumerate(rows):
-                if row[field_name] in first:
-                    raise InvalidInput(
-                        f"items {first[row[field_name]]} and {n} have the same {what}",
-                        field=f"items.{n}.{'id' if field_name == 'id' else 'content'}",
-                    )
-                first[row[field_name]] = n
-        vectors = [i.embedding for i in insights]
-        check_vectors(vectors, self._embedder.dimension, lambda n: f"items.{n}.embedding")
-        for n, item in enumerate(insights):
-            rows[n]["embedding"] = item.embedding
-        asked = {
-            "threadId": thread_id,
-            "messageIds": [r["messageId"] for r in rows],
-            "knowledgeIds": [k for r in rows for k in r["knowledgeIds"]],
-            "ids": [r["id"] for r in rows],
-            "keys": [r["key"] for r in rows],
-        }
-        # Slow work before the gate, not under it: the insights not stored yet are embedded
-        # (one sent again is not embedded again); one deleted meanwhile is embedded under it.
-        before = await self._db.read(
-            "queries/conversations/insights_record_state", userId=principal.user_id, **asked
-        )
-        await self._embed(rows, {e["key"] for e in before[0]["byKey"]} if before else set())
-
-        async def work(gated: Gated) -> list[tuple[dict[str, Any], bool]]:
-            state = await gated.run("queries/conversations/insights_record_state", **asked)
-            if not state:
-                raise NotFound(f"no thread {thread_id!r}", field="id")
-            found = state[0]
-            await self._embed(rows, {e["key"] for e in found["byKey"]})
-            messages, notes = set(found["messages"]), set(found["notes"])
-            by_id = {e["id"]: e["key"] for e in found["byId"]}
-            by_key = {e["key"]: e["id"] for e in found["byKey"]}
-            for n, row in enumerate(rows):
-                if row["messageId"] not in messages:
-                    raise NotFound(f"no message {row['messageId']!r} in thread {thread_id!r}",
-                                   field=f"items.{n}.messageId")  # fmt: skip
-                for k, kid in enumerate(row["knowledgeIds"]):
-                    if kid not in notes:
-                        raise NotFound(f"no note {kid!r}", field=f"items.{n}.knowledgeIds.{k}")
-                if row["id"] in by_id and by_id[row["id"]] != row["key"]:
-                    raise Conflict(
-                        f"insight {row['id']!r} already exists with another message, type or content",
-                        field=f"items.{n}.id",
-                    )
-                if row["key"] in by_key and insights[n].id is not None and by_key[row["key"]] != row["id"]:
-                    raise Conflict(
-                        f"this insight already exists as {by_key[row['key']]!r}", field=f"items.{n}.id"
-                    )
-            result = await gated.run(
-                "queries/conversations/insights_record",
-                threadId=thread_id,
-                rows=rows,
-                embeddingModel=self._embedder.model_id,
-                tenantKey=tenant_key(principal.user_id),
-            )
-            changes = []
-            for row, stored in zip(rows, result, strict=True):
-                if stored["created"]:
-                    changes.append(journal.Change("insight.create", "Insight", str(stored["id"]), None, {
-                        "threadId": thread_id, "messageId": row["messageId"], "type": row["type"],
-                        "content": row["content"], "confidence": row["confidence"],
-                        "extractor": row["extractor"],
-                    }))  # fmt: skip
-                changes += [
-                    journal.Change(
-                        "insight.consolidate",
-                        "Insight",
-                        str(stored["id"]),
-                        None,
-                        {"knowledgeId": kid, "updated": False},
-                    )  # fmt: skip
-                    for kid in stored["linked"]
-                ]
-            await journal.record_many(gated, principal, changes)
-            ids = [str(r["id"]) for r in result]
-            listed = await gated.run("queries/conversations/insights_by_ids", ids=ids)
-            by = {r["insight"]["id"]: plain(r["insight"]) for r in listed}
-            return [(by[i], bool(r["created"])) for i, r in zip(ids, result, strict=True)]
-
-        return await self._gate.write(principal.user_id, work)
-
-    async def _embed(self, rows: list[dict[str, Any]], stored: set[str]) -> None:
-        """Vectors for the rows without one whose insight is not ``stored`` yet."""
-        missing = [r for r in rows if r["embedding"] is None and r["key"] not in stored]
-        if missing:
-            vectors = await self._embedder.embed([r["content"] for r in missing])
-            for row, vector in zip(missing, vectors, strict=True):
-                row["embedding"] = vector
 
     async def feedback_loop(
         self, principal: Principal, thread_id: str, memo: dict[str, Any] | None = None
@@ -375,7 +251,14 @@ class InsightService:
         updated = sum(1 for r in results if r.merged_into is not None)
         return created, updated
 
-    # --- reading -------------------------------------------------------------------------------------
+    # --- recording and reading ---------------------------------------------------------------------
+    async def record(
+        self, principal: Principal, thread_id: str, insights: list[RecordedInsight]
+    ) -> list[tuple[dict[str, Any], bool]]:
+        """Record insights found outside the service into a thread, each with whether it is new
+        (:meth:`InsightRecorder.record <graph.conversations.recorded_insights.InsightRecorder.record>`)."""
+        return await self._recorder.record(principal, thread_id, insights)
+
     async def list_insights(
         self,
         principal: Principal,
@@ -386,23 +269,13 @@ class InsightService:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The user's insights, newest first."""
-        rows = await self._db.read(
-            "queries/conversations/insights_list",
-            userId=principal.user_id,
-            threadId=thread_id,
-            type=insight_type,
-            afterId=cursor,
-            limit=limit + 1,
+        return await self._reader.list_insights(
+            principal, thread_id=thread_id, insight_type=insight_type, limit=limit, cursor=cursor
         )
-        items = [plain(r["insight"]) for r in rows]
-        more = len(items) > limit
-        items = items[:limit]
-        return items, items[-1]["id"] if more else None
 
     async def by_ids(self, principal: Principal, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The user's insights among ``ids``, by id (others' and unknown ones are absent)."""
-        rows = await self._db.read("queries/conversations/insights_by_ids", userId=principal.user_id, ids=ids)
-        return {row["insight"]["id"]: plain(row["insight"]) for row in rows}
+        return await self._reader.by_ids(principal, ids)
 
     async def recall(
         self,
@@ -413,88 +286,9 @@ class InsightService:
         topics: int = 5,
         vector: list[float] | None = None,
     ) -> dict[str, Any]:
-        """The insights most relevant to ``query`` (any thread; ``vector``, when given, is
-        its embedding) and the ``topics`` most recent thread topics. A key with an entity
-        scope recalls none: insights are not divided by notes, so none is inside a scope."""
-        if principal.scope is not None:
-            return {"insights": [], "recentTopics": []}
-        if vector is None:
-            [vector] = await self._embedder.embed([query])
-        user = principal.user_id
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
-            [counts] = await run_rows(tx, "queries/conversations/insights_counts", userId=user)
-            mine, total = int(counts["mine"]), int(counts["total"])
-            hits: list[dict[str, Any]] = []
-            if mine:
-                candidates = self._plan.index_candidates(limit, mine, total)
-                done = False
-                if candidates is not None:
-                    [row] = await run_rows(
-                        tx,
-                        "queries/conversations/insights_recall_index",
-                        userId=user,
-                        vector=vector,
-                        candidates=candidates,
-                        limit=limit,
-                    )
-                    if row["matched"] >= limit:
-                        hits, done = row["hits"], True
-                if not done:
-                    hits = await run_rows(
-                        tx,
-                        "queries/conversations/insights_recall_exact",
-                        userId=user,
-                        vector=vector,
-                        limit=limit,
-                    )
-            terms = keyword_terms(query, user, fields=("content",)) if mine else []
-            worded = (
-                await run_rows(
-                    tx,
-                    "queries/conversations/insights_recall_text",
-                    userId=user,
-                    terms=terms,
-                    termLimit=self._term_limit,
-                    insights=mine,
-                    vector=vector,
-                    candidates=max(limit * 4, 50),
-                    limit=limit,
-                )
-                if terms
-                else []
-            )
-            recent = (
-                await run_rows(tx, "queries/conversations/threads_recent_topics", userId=user, limit=topics)
-                if topics
-                else []
-            )
-            return {"insights": fuse(hits, worded, limit), "recentTopics": [plain(r) for r in recent]}
-
-        return await self._db.read_tx(work)
-
-
-def close_enough(insight: dict[str, Any], min_similarity: float) -> bool:
-    """Whether a recalled insight belongs in the bridge or a brief: its words matched the
-    topic, or its cosine to it is at least ``min_similarity`` (the rule notes follow too)."""
-    return "textScore" in insight or float(insight["score"]) >= min_similarity
-
-
-def fuse(by_vector: list[dict[str, Any]], by_words: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
-    """The two halves of recall in one ranking, by reciprocal rank fusion as search fuses
-    its halves: each insight with its cosine to the query (``score``) and, when its words
-    matched, its keyword score (``textScore``)."""
-    found: dict[str, dict[str, Any]] = {}
-    fused: dict[str, float] = {}
-    for ranking in (by_vector, by_words):
-        for rank, hit in enumerate(ranking, 1):
-            insight = plain(hit["insight"])
-            entry = found.setdefault(insight["id"], {**insight, "score": cosine_from_score(hit["score"])})
-            if "textScore" in hit:
-                entry["textScore"] = float(hit["textScore"])
-            fused[insight["id"]] = fused.get(insight["id"], 0.0) + 1 / (RRF_K + rank)
-    order = sorted(found, key=lambda i: (-fused[i], i))
-    return [found[i] for i in order[:limit]]
+        """The insights most relevant to ``query`` and the most recent thread topics
+        (:meth:`InsightReader.recall <graph.conversations.insight_recall.InsightReader.recall>`)."""
+        return await self._reader.recall(principal, query, limit=limit, topics=topics, vector=vector)
 
 
 def _title(content: str, words: int = 10) -> str:

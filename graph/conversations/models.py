@@ -3,6 +3,7 @@ wrote a message, and what an insight says."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -60,3 +61,9 @@ class RecordedInsight:
     embedding: list[float] | None = None
     #: Notes already made from it (consolidated): linked, and it is not made into one again.
     knowledge_ids: tuple[str, ...] = ()
+
+
+def insight_key(message_id: str, insight_type: str, content: str) -> str:
+    """What makes an insight the same insight: its message, type and (normalised) content."""
+    normal = " ".join(content.lower().split())
+    return hashlib.sha256(f"{message_id}\x1f{insight_type}\x1f{normal}".encode()).hexdigest()
