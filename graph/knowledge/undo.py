@@ -23,7 +23,7 @@ invariant (an edge to a note deleted since, an id taken since, a conflict made t
 way, a loop of supersedes edges, a status the supersedes edges forbid), is a 409 naming
 the blocking mutation, and nothing is half-undone. An agent's undo that would change what
 a person corrected (fields, a status, a fact they deleted) becomes a proposal; undoing a
-correction retires it.
+correction retires it. Those checks live in :mod:`graph.knowledge.undo_checks`.
 """
 
 from __future__ import annotations
@@ -43,16 +43,13 @@ from graph.knowledge.corrections import Kept
 from graph.knowledge.edges import (
     edge_state,
     edge_target,
-    held_statuses,
     status_changes,
     statuses,
-    would_flip,
 )
 from graph.knowledge.models import (
     ALL_REL_TYPES,
     NOTE_FIELDS,
     EdgeType,
-    KnowledgeStatus,
     KnowledgeType,
     Proposed,
 )
@@ -61,9 +58,9 @@ from graph.knowledge.note_states import (
     read_snapshot,
     restorable,
     snapshot_state,
-    superseded_by_snapshot,
 )
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.undo_checks import check_loop, check_status, gone, guard, status_conflict, watched_notes
 
 #: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
 INVERSE = {
@@ -107,7 +104,7 @@ class UndoService:
         """Undo ``mutation`` (as :func:`graph.core.journal.find` returned it); the undo's own
         journal entry, or the proposal it became."""
         if mutation["op"] == "note.status":
-            raise await self._status_conflict(principal, mutation)
+            raise await status_conflict(self._db, principal, mutation)
         if mutation["op"] not in INVERSE:
             raise Conflict(f"a {mutation['op']} cannot be undone", field="id")
         for _ in range(_ATTEMPTS):
@@ -187,10 +184,10 @@ class UndoService:
                 blocking_mutation=blocking[0]["id"],
             )
         before, after = m.get("before"), m.get("after")
-        watched = await self._watched(gated, m)
+        watched = await watched_notes(gated, m)
         was = await statuses(gated, watched)
         if corrections.is_agent(principal) and approving is None:
-            proposal = await self._guard(gated, principal, m, was, embedding)
+            proposal = await guard(gated, principal, m, was, embedding, self._dedupe_threshold)
             if proposal is not None:
                 return proposal
         correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None] | None
@@ -219,7 +216,7 @@ class UndoService:
             ):
                 return None
             if "status" in before:
-                await self._check_status(gated, m, before["status"], was)
+                await check_status(gated, m, before["status"], was)
             if not corrections.is_agent(principal):
                 # A person's undo of an agent's change is a correction like a PATCH: it keeps
                 # the vector of the agent's text it takes away.
@@ -261,7 +258,7 @@ class UndoService:
                 relType=EdgeType(after["type"]).rel_type,
             )  # fmt: skip
             if not rows or not rows[0]["edges"]:
-                raise await self._gone(gated, m, [after["sourceId"], after["targetId"]])
+                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
             change = (edge_state(rows[0]["edges"][0]), None)
         else:  # edge.disconnect
             assert before is not None  # noqa: S101 - a disconnect has its edge
@@ -309,7 +306,7 @@ class UndoService:
         )  # fmt: skip
         kept = set(row["restored"])
         if any(e["relType"] == "SUPERSEDES" for e in edges):
-            await self._check_loop(gated, m, snapshot["id"], f"bringing back {snapshot['id']!r}")
+            await check_loop(gated, m, snapshot["id"], f"bringing back {snapshot['id']!r}")
         return snapshot | {"edges": [e for i, e in enumerate(snapshot.get("edges") or []) if i in kept]}
 
     async def _reconnect(
@@ -320,7 +317,7 @@ class UndoService:
         ends = [edge["sourceId"], edge["targetId"]]
         [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=ends, scope=None)
         if set(found["ids"]) != set(ends):
-            raise await self._gone(gated, m, [e for e in ends if e not in found["ids"]])
+            raise await gone(gated, m, [e for e in ends if e not in found["ids"]])
         kind = EdgeType(edge["type"])
         row = {
             "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"], "relType": kind.rel_type,
@@ -347,60 +344,8 @@ class UndoService:
         if kind == EdgeType.SUPERSEDES:
             # ``edge`` is as the journal keeps it (the API's type name), the row the stored one
             back = edge_target(row)
-            await self._check_loop(gated, m, edge["sourceId"], f"bringing back {back!r}")
+            await check_loop(gated, m, edge["sourceId"], f"bringing back {back!r}")
         return edge_state(created["edge"])
-
-    @staticmethod
-    async def _watched(gated: Gated, m: dict[str, Any]) -> list[str]:
-        """The notes whose status undoing ``m`` may flip (through supersedes edges it removes or
-        brings back)."""
-        op, before, after = m["op"], m.get("before") or {}, m.get("after") or {}
-        if op == "note.create":
-            rows = await gated.run("queries/knowledge/note_snapshot", id=m["targetId"], withEmbedding=False)
-            return superseded_by_snapshot(rows[0]["note"]) if rows else []
-        if op == "note.delete":
-            return superseded_by_snapshot(before)
-        edge = after if op == "edge.connect" else before if op == "edge.disconnect" else {}
-        return [edge["targetId"]] if edge.get("type") == EdgeType.SUPERSEDES.value else []
-
-    async def _guard(
-        self,
-        gated: Gated,
-        principal: Principal,
-        m: dict[str, Any],
-        was: dict[str, dict[str, Any]],
-        embedding: list[float] | None,
-    ) -> Proposed | None:
-        """An agent's undo that would change what a person corrected (the note's corrected
-        fields, a status a supersedes edge would flip, or a fact a person deleted that the
-        restored note is a twin of) becomes a proposal."""
-        op, target = m["op"], m["targetId"]
-        fields: set[str] = set()
-        holders: list[str | None] = []
-        if m["targetType"] == "Knowledge":
-            held = (await corrections.held(gated, [target])).get(target, {})
-            fields = corrections.touched(m) & set(held)
-            holders = [held[k] for k in fields]
-        flipping = would_flip(was, removing=op in ("note.create", "edge.connect"))
-        status_held = await held_statuses(gated, principal, flipping)
-        if status_held:
-            fields.add("status")
-            holders.extend(status_held.values())
-        if op == "note.delete" and embedding is not None:
-            before = m.get("before") or {}
-            reading = corrections.Reading(
-                embedding, corrections.fingerprint(before["title"], before["content"])
-            )
-            twins = await corrections.deleted_twins(gated, [(0, reading)], self._dedupe_threshold)
-            if 0 in twins and twins[0]["targetId"] != target:
-                fields.update(NOTE_FIELDS)
-                holders.append(twins[0]["correctionId"])
-        if not fields:
-            return None
-        return Proposed(await corrections.propose(
-            gated, principal, op="undo", target_id=target, payload={"mutationId": m["id"]},
-            fields=fields, corrections=holders,
-        ))  # fmt: skip
 
     @staticmethod
     async def _merge_correction(
@@ -416,78 +361,3 @@ class UndoService:
         if not names:
             return None
         return ("update", names, {k: after[k] for k in names}, {k: before[k] for k in names}, None)
-
-    @staticmethod
-    async def _check_status(
-        gated: Gated, m: dict[str, Any], status: str, was: dict[str, dict[str, Any]]
-    ) -> None:
-        """An update's undo must leave the status the supersedes edges allow: ``superseded``
-        only while something supersedes the note, ``active`` only while nothing does."""
-        target = m["targetId"]
-        now = was.get(target) or (await statuses(gated, [target]))[target]
-        if status == KnowledgeStatus.SUPERSEDED.value and now["superseders"] == 0:
-            problem, op = "nothing supersedes it any more", "edge.disconnect"
-        elif status == KnowledgeStatus.ACTIVE.value and now["superseders"] > 0:
-            problem, op = "a note supersedes it now", "edge.connect"
-        else:
-            return
-        rows = await gated.run(
-            "queries/knowledge/supersede_mutations_since", ids=[target], afterSeq=m["seq"]
-        )  # fmt: skip
-        cause = next(
-            (r for r in rows if r["op"] == op and r["targetId"].endswith(f" supersedes {target}")), None
-        )
-        raise Conflict(
-            f"undoing {m['id']!r} would make {target!r} {status}, but {problem}"
-            + (f" ({cause['op']} {cause['id']!r}); undo that first" if cause else ""),
-            field="id",
-            blocking_mutation=cause["id"] if cause else None,
-        )
-
-    @staticmethod
-    async def _check_loop(gated: Gated, m: dict[str, Any], node_id: str, what: str) -> None:
-        """409 when ``node_id`` is now on a loop of supersedes edges, naming the newest
-        mutation since ``m`` that made an edge of that loop."""
-        [loops] = await gated.run("queries/knowledge/supersede_loops", ids=[node_id])
-        if not loops["looping"]:
-            return
-        [loop] = await gated.run("queries/knowledge/supersede_loop_nodes", id=node_id)
-        rows = await gated.run(
-            "queries/knowledge/supersede_mutations_since", ids=loop["ids"], afterSeq=m["seq"]
-        )  # fmt: skip
-        cause = next((r for r in rows if r["op"] == "edge.connect"), None)
-        raise Conflict(
-            f"{what} would close a loop of supersedes edges ({' -> '.join(loop['ids'])})"
-            + (f", made by {cause['op']} {cause['id']!r}; undo that first" if cause else ""),
-            field="id",
-            blocking_mutation=cause["id"] if cause else None,
-        )
-
-    async def _status_conflict(self, principal: Principal, mutation: dict[str, Any]) -> Conflict:
-        """The 409 of undoing a status a supersedes edge set: the edge's write is what to undo."""
-        rows = await journal.of_write(self._db, principal, mutation["seq"])
-        cause = next((r for r in rows if r["op"] != "note.status"), None)
-        target = mutation["targetId"]
-        if cause is None:
-            return Conflict(
-                f"the status of {target!r} followed a supersedes edge; undo that write", field="id"
-            )
-        return Conflict(
-            f"the status of {target!r} followed {cause['op']} {cause['id']!r} (a supersedes edge); undo that",
-            field="id",
-            blocking_mutation=cause["id"],
-        )
-
-    @staticmethod
-    async def _gone(gated: Gated, m: dict[str, Any], notes: list[str]) -> Conflict:
-        """The 409 of an edge undo whose note was deleted since, naming that delete."""
-        for note_id in notes:
-            for later in await journal.history(gated, note_id, after_seq=m["seq"] - 1):
-                if later["op"] == "note.delete":
-                    return Conflict(
-                        f"note {note_id!r} was deleted after mutation {m['id']!r} (note.delete "
-                        f"{later['id']!r}); undo that first",
-                        field="id",
-                        blocking_mutation=later["id"],
-                    )
-        return Conflict(f"a note of {m['targetId']!r} no longer exists", field="id")
