@@ -155,6 +155,7 @@ def differences(name: str, shown: str, printed: str) -> str:
 
 
 def environment(api: ApiProcess, key: str, bin_dir: Path) -> dict[str, str]:
+    """The variables the pages' commands run with: this API and key, and curl on the PATH."""
     env = {**os.environ, "CTXNET_API_URL": api.base_url, "CTXNET_API_KEY": key}
     if shutil.which("curl") is None:
         curl = bin_dir / "curl"
