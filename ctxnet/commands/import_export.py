@@ -1,0 +1,82 @@
+"""``ctxnet import`` and ``ctxnet export``: a user's memory in and out through the API, as any
+client of it (:mod:`ctxnet.io`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any, TextIO
+
+import typer
+
+
+# --- ctxnet import -----------------------------------------------------------------------------
+def import_(
+    path: Annotated[Path, typer.Argument(help="A .jsonl or .csv file, or a folder of Markdown notes.")],
+    url: Annotated[str | None, typer.Option(help="The API (default: CTXNET_API_URL, else local).")] = None,
+    key: Annotated[
+        str | None, typer.Option(help="An API key (default: CTXNET_API_KEY, else the dev key).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check everything, write nothing.")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip the batches a killed run finished.")] = False,
+    max_words: Annotated[int, typer.Option(help="Split notes longer than this (the API's limit).")] = 300,
+    batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Notes or edges per request.")] = 500,
+) -> None:
+    """Import notes and edges through the API (keys, dedupe, the journal apply as for agents):
+    idempotent, resumable, every rejected record listed with file:line and the reason; exit
+    code 1 when anything was rejected."""
+    import json
+
+    from ctxnet.client import AsyncClient
+    from ctxnet.io.importer import run_import
+
+    if not path.exists():
+        raise typer.BadParameter(f"{path} does not exist", param_hint="PATH")
+
+    async def work() -> dict[str, Any]:
+        async with AsyncClient(url, key) as client:
+            report = await run_import(
+                path, client, max_words=max_words, dry_run=dry_run, resume=resume, batch_size=batch_size
+            )
+        return report.view()
+
+    try:
+        report = asyncio.run(work())
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="PATH") from None
+    typer.echo(json.dumps(report, indent=2))
+    if report["rejected"]:
+        raise typer.Exit(1)
+
+
+# --- ctxnet export -----------------------------------------------------------------------------
+def export(
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="The JSONL file (default: stdout).")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="The API (default: CTXNET_API_URL, else local).")] = None,
+    key: Annotated[
+        str | None, typer.Option(help="API key (default: CTXNET_API_KEY, else the dev key).")
+    ] = None,
+    embeddings: Annotated[bool, typer.Option("--embeddings", help="Keep each note's vector.")] = False,
+) -> None:
+    """Export the key's user's knowledge (decisions, patterns, constraints, notes with their
+    merges, edges) as JSONL that `ctxnet import` reads back."""
+    import json
+
+    from ctxnet.client import AsyncClient
+    from ctxnet.io.exporter import run_export
+
+    async def work(out: TextIO) -> dict[str, int]:
+        async with AsyncClient(url, key) as client:
+            return await run_export(client, out, embeddings=embeddings)
+
+    if output is None:
+        counts = asyncio.run(work(sys.stdout))
+    else:  # written aside and moved in place: a failed export leaves no half a file
+        partial = output.with_name(output.name + ".partial")
+        with partial.open("w", encoding="utf-8") as out:
+            counts = asyncio.run(work(out))
+        partial.replace(output)
+    typer.echo(json.dumps(counts), err=True)
