@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from ctxnet import client as client_module
+from ctxnet import transport as client_module
 from ctxnet.client import AsyncClient, Client, InvalidInput, RateLimited, Unavailable
 
 ERROR = {"error": {"code": "unavailable", "message": "the database is unavailable", "field": None}}
