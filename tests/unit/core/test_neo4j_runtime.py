@@ -157,7 +157,7 @@ def test_a_server_that_dies_under_serve_is_reaped_and_logged(
 
 def test_a_generated_password_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
     """Neo4j's admin tool takes a password that begins with '-' for an option and refuses it."""
-    from ctxnet import neo4j_server
+    from ctxnet import neo4j_home as neo4j_server
 
     drawn = iter(["-leading-dash", "_fine-one"])
     monkeypatch.setattr(neo4j_server.secrets, "token_urlsafe", lambda _: next(drawn))
