@@ -33,7 +33,7 @@ import httpx
 from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from bench.knowledge import (
+from bench.corpus import (
     Corpus,
     post_batch,
     rotated,

@@ -28,7 +28,7 @@ import httpx
 
 from bench.common import machine, private_neo4j, save
 from bench.continuity import _auth
-from bench.knowledge import Corpus, settle
+from bench.corpus import Corpus, settle
 from ctxnet.client import AsyncClient
 from ctxnet.io.importer import run_import
 from graph.core.db import Database

@@ -36,7 +36,7 @@ import httpx
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 
 from bench.common import machine, private_neo4j, save, summary_ms
-from bench.knowledge import BATCH, RAW_MERGE, Corpus, _forget, _key, post_batch, rotated
+from bench.corpus import BATCH, RAW_MERGE, Corpus, forget, post_batch, rotated, user_key
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
 from graph.core.settings import Settings
@@ -70,7 +70,7 @@ def batch_writes(
     clients = {
         side: httpx.Client(
             base_url=api.base_url,
-            headers={"Authorization": f"Bearer {asyncio.run(_key(settings, users[side]))}"},
+            headers={"Authorization": f"Bearer {asyncio.run(user_key(settings, users[side]))}"},
             timeout=300,
         )
         for side, api in apis.items()
@@ -90,7 +90,7 @@ def batch_writes(
         for client in clients.values():
             client.close()
     for user in users.values():
-        asyncio.run(_forget(settings, user))
+        asyncio.run(forget(settings, user))
     rate = {side: batches * BATCH / seconds for side, seconds in spent.items()}
     figures: dict[str, Any] = {f"{side}_notes_per_s": round(r) for side, r in rate.items()}
     figures["gated_over_raw"] = round(rate["raw_gated"] / rate["raw"], 3)
@@ -122,7 +122,7 @@ def _writers(
         list(pool.map(run, range(WRITERS)))
     seconds = time.perf_counter() - t0
     for user in set(users):
-        asyncio.run(_forget(settings, user))
+        asyncio.run(forget(settings, user))
     return {"notes_per_s": round(WRITERS * per_writer / seconds, 1), **summary_ms(latencies)}
 
 
@@ -132,7 +132,7 @@ def api_singles(
     """8 concurrent writers, single creates through the API; notes/s and latency."""
     corpus = Corpus(seed=13 if one_user else 17)
     users = [f"bench-{tag}-one"] * WRITERS if one_user else [f"bench-{tag}-u{w}" for w in range(WRITERS)]
-    keys = {user: asyncio.run(_key(settings, user)) for user in set(users)}
+    keys = {user: asyncio.run(user_key(settings, user)) for user in set(users)}
     bodies = [
         [json.dumps(item).encode() for item in _single_items(corpus, f"w{w}-", per_writer)]
         for w in range(WRITERS)

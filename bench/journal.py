@@ -30,7 +30,7 @@ import uvicorn
 
 from api.app import create_app
 from bench.common import machine, percentile, private_neo4j, save, summary_ms
-from bench.knowledge import Corpus, server_seconds
+from bench.corpus import Corpus, server_seconds
 from graph.core import db as db_module
 from graph.core import journal
 from graph.core.cypher import cypher_text

@@ -12,8 +12,8 @@ On a private Neo4j (project default memory) with the API in its own process:
 * recall@10 of the API's vector search against exact brute-force cosine over the
   user's own notes, for users holding 0.1 %, 1 %, 10 % and 100 % of the notes.
 
-Vectors are clustered (200 topics), as real notes are; random unit vectors in 384
-dimensions would all be near-orthogonal and make any index look bad."""
+Vectors are clustered (200 topics), as real notes are (:mod:`bench.corpus`, which the other
+benchmarks load their notes with too)."""
 
 from __future__ import annotations
 
@@ -29,28 +29,29 @@ import httpx
 import numpy as np
 from neo4j import GraphDatabase
 
-from bench.common import cpu_seconds, machine, private_neo4j, save, summary_ms
+from bench.common import machine, private_neo4j, save, summary_ms
+from bench.corpus import (
+    BATCH,
+    RAW_MERGE,
+    RAW_MERGE_WITHOUT_VECTOR,
+    Corpus,
+    api_edges,
+    api_load,
+    forget,
+    post_batch,
+    rotated,
+    search_1_params,
+    server_seconds,
+    settle,
+    user_key,
+    vector_segments,
+)
 from ctxnet.neo4j_server import LocalNeo4j
-from graph.core.db import Database, QuietList
-from graph.core.principals import ApiKeys, Role
+from graph.core.db import QuietList
 from graph.core.settings import Settings
-from graph.core.users import forget_user
 from graph.knowledge.search import keyword_params
 from tests.support.servers import ApiProcess
 
-DIM = 384
-TOPICS = 200
-BATCH = 1_000
-RAW_MERGE = """
-UNWIND $rows AS row
-MERGE (n:Knowledge {userId: $userId, id: row.id})
-  ON CREATE SET n.title = row.title, n.content = row.content, n.type = 'fact', n.source = 'docs',
-    n.confidence = 1.0, n.tags = [], n.status = 'active', n.createdAt = datetime(),
-    n.updatedAt = datetime(), n.tenantKey = $tenantKey, n:Fact
-WITH n, row
-CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
-"""
-RAW_MERGE_WITHOUT_VECTOR = RAW_MERGE.split("WITH n, row")[0]
 RAW_VECTOR = """
 CALL db.index.vector.queryNodes('knowledge_embedding', 10, $vector) YIELD node, score
 RETURN node.id AS id, score
@@ -91,129 +92,6 @@ def lucene_before(text: str, user: str) -> str | None:
     return f"+tenantKey:{tenant_key(user)} +(title:({terms}) content:({terms}))"
 
 
-class Corpus:
-    """Clustered synthetic notes: vectors, and words drawn from each topic's vocabulary."""
-
-    def __init__(self, seed: int = 7) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.centers = self.rng.standard_normal((TOPICS, DIM))
-        self.vocab = [[f"w{t}x{j}" for j in range(25)] for t in range(TOPICS)]
-
-    def notes(self, count: int) -> tuple[np.ndarray, list[int]]:
-        topics = self.rng.integers(0, TOPICS, count).tolist()
-        vectors = self.centers[topics] + 0.35 * self.rng.standard_normal((count, DIM))
-        return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32), topics
-
-    def text(self, topic: int, words: int) -> str:
-        return " ".join(self.rng.choice(self.vocab[topic], words).tolist())
-
-    def items(self, prefix: str, vectors: np.ndarray, topics: list[int], start: int) -> list[dict[str, Any]]:
-        return [
-            {
-                "id": f"{prefix}{start + i}",
-                "title": f"topic {topics[i]} {self.text(topics[i], 3)}",
-                "content": self.text(topics[i], 30),
-                "type": "fact",
-                "source": "docs",
-                "embedding": vectors[i].tolist(),
-                "dedupe": False,
-            }
-            for i in range(len(vectors))
-        ]
-
-
-async def _key(settings: Settings, user: str) -> str:
-    db = Database.from_settings(settings)
-    try:
-        await db.wait_until_reachable(60)
-        _, secret = await ApiKeys(db).create(user, Role.HUMAN)
-        return secret
-    finally:
-        await db.close()
-
-
-async def _forget(settings: Settings, user: str) -> None:
-    db = Database.from_settings(settings)
-    try:
-        await forget_user(db, user)
-    finally:
-        await db.close()
-
-
-def api_load(
-    client: httpx.Client, corpus: Corpus, prefix: str, count: int
-) -> tuple[np.ndarray, list[str], float]:
-    """Create ``count`` notes through the API; returns vectors, ids and notes/s."""
-    vectors, topics = corpus.notes(count)
-    ids = [f"{prefix}{i}" for i in range(count)]
-    spent = 0.0
-    for start in range(0, count, BATCH):
-        items = corpus.items(prefix, vectors[start : start + BATCH], topics[start : start + BATCH], start)
-        spent += post_batch(client, items)
-    return vectors, ids, count / spent
-
-
-def post_batch(client: httpx.Client, items: list[dict[str, Any]]) -> float:
-    """POST one batch of notes; returns the seconds from sending to the answer.
-
-    The body is encoded before the clock starts: writing 384k floats as JSON takes the
-    benchmark's own Python ~100 ms, which says nothing about the server.
-    """
-    body = json.dumps({"items": items}).encode()
-    t0 = time.perf_counter()
-    response = client.post("/v1/knowledge/batch", content=body, headers={"Content-Type": "application/json"})
-    spent = time.perf_counter() - t0
-    response.raise_for_status()
-    return spent
-
-
-def server_seconds(response: httpx.Response) -> float:
-    """The API's own time for a request, from its ``Server-Timing`` header."""
-    return float(response.headers["server-timing"].split("dur=")[1]) / 1000
-
-
-def rotated(sides: list[str], turn: int) -> list[str]:
-    """``sides`` starting at ``turn``: no side always goes first (or last)."""
-    return sides[turn % len(sides) :] + sides[: turn % len(sides)]
-
-
-def vector_segments(local: LocalNeo4j) -> int:
-    """How many Lucene segments the vector indexes hold (each is its own HNSW graph)."""
-    folder = local.data / "databases" / "neo4j" / "schema" / "index" / "vector-2.0"
-    return len(list(folder.glob("*/*/*.si")))
-
-
-def settle(local: LocalNeo4j, quiet_share: float = 0.05, timeout: float = 180.0) -> float:
-    """Wait until Neo4j's process is idle (background index merges done); returns seconds waited."""
-    pid = local.pid()
-    if pid is None:
-        return 0.0
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        before = cpu_seconds([pid])
-        time.sleep(2.0)
-        if (cpu_seconds([pid]) - before) / 2.0 < quiet_share:
-            break
-    return round(time.monotonic() - started, 1)
-
-
-def api_edges(client: httpx.Client, ids: list[str], rng: np.random.Generator) -> float:
-    """About two relatedTo/dependsOn edges per note; returns edges/s."""
-    pairs = [(ids[i], ids[(i + 1 + int(rng.integers(0, 50))) % len(ids)]) for i in range(len(ids))]
-    pairs += [(ids[i], ids[int(rng.integers(0, len(ids)))]) for i in range(len(ids))]
-    edges = [
-        {"sourceId": a, "type": "relatedTo" if k % 2 else "dependsOn", "targetId": b}
-        for k, (a, b) in enumerate(pairs)
-        if a != b
-    ]
-    spent = 0.0
-    for start in range(0, len(edges), BATCH):
-        t0 = time.perf_counter()
-        client.post("/v1/connections/batch", json={"items": edges[start : start + BATCH]}).raise_for_status()
-        spent += time.perf_counter() - t0
-    return len(edges) / spent
-
-
 def write_comparison(
     settings: Settings, api: ApiProcess, corpus: Corpus, tag: str, batches: int = 20
 ) -> dict[str, Any]:
@@ -229,7 +107,7 @@ def write_comparison(
     from graph.core.tenancy import tenant_key
 
     users = {name: f"bench-{tag}-cmp-{name}" for name in ("api", "raw", "bare")}
-    key = asyncio.run(_key(settings, users["api"]))
+    key = asyncio.run(user_key(settings, users["api"]))
     vectors, topics = corpus.notes(batches * BATCH)
     spent = dict.fromkeys(users, 0.0)
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
@@ -252,7 +130,7 @@ def write_comparison(
                 driver.execute_query(query, rows=QuietList(rows), userId=user, tenantKey=tenant_key(user))
                 spent[name] += time.perf_counter() - t0
     for user in users.values():
-        asyncio.run(_forget(settings, user))
+        asyncio.run(forget(settings, user))
     rate = {name: batches * BATCH / seconds for name, seconds in spent.items()}
     return {
         "api_notes_per_s": round(rate["api"]),
@@ -260,21 +138,6 @@ def write_comparison(
         "raw_merge_without_vectors_notes_per_s": round(rate["bare"]),
         "api_over_raw": round(rate["api"] / rate["raw"], 2),
     }
-
-
-def search_1_params(user: str) -> dict[str, Any]:
-    """The parameters the API passes ``queries/knowledge/search_1`` for a hybrid top-10 with
-    one hop of expansion over 100 index candidates (all but the vector and the Lucene query)."""
-    from graph.knowledge.models import ALL_REL_TYPES
-    from graph.knowledge.search import RRF_K
-
-    return {
-        "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
-        "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100, "scope": None,
-        "filtered": False, "collapse": False,
-        "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
-        "tags": None, "createdAfter": None, "createdBefore": None,
-    }  # fmt: skip
 
 
 def search_latency(
@@ -399,7 +262,7 @@ def bench_scale(
     """Load one dataset of ``scale`` notes (one user holding them all) and measure."""
     figures: dict[str, Any] = {}
     whale = f"bench-{tag}-all"
-    key = asyncio.run(_key(settings, whale))
+    key = asyncio.run(user_key(settings, whale))
     with httpx.Client(
         base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120
     ) as client:
@@ -420,7 +283,7 @@ def bench_scale(
         recalls = {"100%": recall_at_10(client, corpus, vectors, ids)}
     for share in (0.1, 0.01, 0.001):
         user = f"bench-{tag}-{share}"
-        key = asyncio.run(_key(settings, user))
+        key = asyncio.run(user_key(settings, user))
         with httpx.Client(
             base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120
         ) as client:
@@ -434,7 +297,7 @@ def bench_scale(
 
 def bench_dedupe(settings: Settings, api: ApiProcess, corpus: Corpus) -> float:
     """Batch create with dedupe on (every note checked for a twin), notes/s."""
-    key = asyncio.run(_key(settings, "bench-dedupe"))
+    key = asyncio.run(user_key(settings, "bench-dedupe"))
     with httpx.Client(
         base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=300
     ) as client:
@@ -459,7 +322,7 @@ def search_price(scale: int = 100_000) -> dict[str, Any]:
             api.wait_ready()
             corpus = Corpus(seed=scale)
             whale = f"bench-{scale}-all"
-            key = asyncio.run(_key(settings, whale))
+            key = asyncio.run(user_key(settings, whale))
             with httpx.Client(
                 base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120
             ) as client:

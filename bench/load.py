@@ -48,14 +48,14 @@ import neo4j
 import numpy as np
 
 from bench.common import cpu_seconds, machine, percentile, private_neo4j, save
-from bench.knowledge import (
+from bench.corpus import (
     Corpus,
-    _forget,
-    _key,
     api_edges,
+    forget,
     post_batch,
     search_1_params,
     settle,
+    user_key,
 )
 from graph.core.cypher import cypher_text
 from graph.core.db import QuietList
@@ -390,7 +390,7 @@ async def measure(
     """The raw driver and every API process, taking turns at each rate."""
     bench = os.getpid()
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
-    key = await _key(settings, work.user)
+    key = await user_key(settings, work.user)
     limits = httpx.Limits(max_connections=500, max_keepalive_connections=500)
     async with AsyncExitStack() as stack:
         driver = await stack.enter_async_context(
@@ -430,7 +430,7 @@ def main(workers: tuple[int, ...] = (1, 2), seconds: float = 20.0) -> dict[str, 
             loader.wait_ready()
             with httpx.Client(
                 base_url=loader.base_url,
-                headers={"Authorization": f"Bearer {asyncio.run(_key(settings, user))}"},
+                headers={"Authorization": f"Bearer {asyncio.run(user_key(settings, user))}"},
                 timeout=300,
             ) as client:
                 ids = load_notes(client, corpus, embedder)
@@ -467,7 +467,7 @@ def main(workers: tuple[int, ...] = (1, 2), seconds: float = 20.0) -> dict[str, 
         finally:
             for api in apis.values():
                 api.stop()
-        asyncio.run(_forget(settings, user))
+        asyncio.run(forget(settings, user))
     raw = sides["raw"]["capacity_per_s"]
     results["sides"] = sides
     results["capacity_per_s"] = {name: side["capacity_per_s"] for name, side in sides.items()}

@@ -39,7 +39,7 @@ from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
 from bench.continuity import _auth
-from bench.knowledge import Corpus, post_batch, rotated, server_seconds, settle
+from bench.corpus import Corpus, post_batch, rotated, server_seconds, settle
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder, notify_floor

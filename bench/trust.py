@@ -34,8 +34,8 @@ from typing import Any
 import httpx
 
 from bench.common import machine, private_neo4j, save, summary_ms
+from bench.corpus import Corpus
 from bench.journal import api_in_process, batch_of, build_embedder_for_bench
-from bench.knowledge import Corpus
 from graph.core import journal
 from graph.core.db import Database
 from graph.core.principals import ApiKeys, Principal, Role

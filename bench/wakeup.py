@@ -37,7 +37,7 @@ from neo4j import GraphDatabase
 
 from bench.common import machine, private_neo4j, save, summary_ms
 from bench.continuity import FACTS, SYSTEMS, TOPICS, _auth
-from bench.knowledge import (
+from bench.corpus import (
     Corpus,
     post_batch,
     rotated,
