@@ -224,6 +224,26 @@ class EdgeService:
         return await self._gate.write(principal.user_id, work)
 
 
+async def link(
+    gated: Gated, principal: Principal, rows: list[dict[str, Any]], approving: str | None = None
+) -> list[journal.Change]:
+    """Edges another write makes in its own transaction (``rows`` as ``edges_create`` takes
+    them, between notes that exist and with no loop possible): their changes to journal, a
+    status each supersedes edge flipped first."""
+    superseded = sorted({r["targetId"] for r in rows if r["relType"] == EdgeType.SUPERSEDES.rel_type})
+    was = await statuses(gated, superseded)
+    created = await gated.run(
+        "queries/knowledge/edges_create", rows=rows, role=principal.role.value, agentId=principal.agent_id
+    )
+    edges = [
+        journal.Change("edge.connect", "Edge", edge_target(r["edge"]), None, edge_state(r["edge"]),
+                       proposal_id=approving)
+        for r in sorted(created, key=lambda r: r["index"])
+        if r["created"]
+    ]  # fmt: skip
+    return status_changes(was, await statuses(gated, superseded), approving) + edges
+
+
 async def statuses(gated: Gated, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Each existing note's ``{status, superseders}`` (read around writes of supersedes edges)."""
     if not ids:

@@ -149,6 +149,10 @@ class CreateResult:
     proposal: dict[str, Any] | None = None
     #: Merged into its twin by an earlier create of the same id (this one changed nothing).
     already_merged: bool = False
+    #: A near-twin that changed a value (:mod:`graph.knowledge.updates`): the note it
+    #: supersedes, or the one it conflicts with when which is current cannot be told.
+    supersedes: str | None = None
+    conflicts_with: str | None = None
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,11 @@ from graph.core.values import check_id, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
 from graph.knowledge.dedupe import find_twins
-from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, NewNote
+from graph.knowledge.edges import link
+from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewNote
 from graph.knowledge.note_states import create_payload, created_state
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.updates import compare
 from graph.knowledge.views import created_note_view, note_view
 
 
@@ -245,14 +247,18 @@ class NoteCreation:
         # What each merge changes on its twin (confidence, tags), as the merge query does it.
         stored_twins = sorted({t.node_id for t in merges.values()} - {p.node_id for p in fresh})
         twin_state: dict[str, dict[str, Any]] = {}
+        twin_text: dict[str, str] = {}  # what each twin says, to tell an update from a restatement
+        updates: dict[int, tuple[str, EdgeType, str]] = {}  # index -> (twin, edge type, why)
         if stored_twins:
             for row in await gated.run(
                 "queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False
             ):
                 node = row["node"]
                 twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
+                twin_text[node["id"]] = node["content"]
         held = await corrections.held(gated, stored_twins) if guarded else {}
         for p in fresh:
+            twin_text.setdefault(p.node_id, p.note.content)
             if p.index not in merges:
                 twin_state[p.node_id] = {
                     "confidence": p.note.confidence,
@@ -263,6 +269,20 @@ class NoteCreation:
         changes: list[journal.Change] = []
         for p in fresh:
             twin = merges.get(p.index)
+            change = None if twin is None else compare(twin_text[twin.node_id], p.note.content)
+            if twin is not None and change is not None:
+                # A near-twin that changes a value is a new fact beside the old, never folded in.
+                kind = EdgeType.SUPERSEDES if change.supersedes else EdgeType.CONFLICTS_WITH
+                holders = held.get(twin.node_id, {})
+                contested = set(holders) & {"title", "content", "status"}
+                if contested:  # what a person wrote or corrected is not superseded by an agent
+                    proposals[p.index] = await self._propose_create(
+                        gated, principal, p, {kind.value: twin.node_id}, contested,
+                        [holders[k] for k in contested], batch,
+                    )  # fmt: skip
+                    continue
+                updates[p.index] = (twin.node_id, kind, ", ".join(sorted(change.kinds)))
+                twin = None
             if twin is None:
                 row = self._create_row(p)
                 rows.append(row)
@@ -340,6 +360,16 @@ class NoteCreation:
                 )
         if merge_rows:
             await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
+        if updates:  # each update's edge to the note it changes, journaled after the merges
+            links = [
+                {
+                    "index": i, "sourceId": pending[i].node_id, "targetId": twin, "relType": kind.rel_type,
+                    "source": pending[i].note.source.value, "confidence": pending[i].note.confidence,
+                    "note": f"an update: its {why} changed",
+                }
+                for i, (twin, kind, why) in sorted(updates.items())
+            ]  # fmt: skip
+            changes += await link(gated, principal, links, approving)
         await journal.record_many(gated, principal, changes)
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
         if others:
@@ -359,6 +389,8 @@ class NoteCreation:
                 created=outcome[i][1],
                 merged_into=outcome[i][2],
                 already_merged=i in merged_earlier,
+                supersedes=_linked(updates, i, EdgeType.SUPERSEDES),
+                conflicts_with=_linked(updates, i, EdgeType.CONFLICTS_WITH),
             )
             for i in range(len(pending))
         ]
@@ -404,6 +436,12 @@ class NoteCreation:
             # takes this text away later has it read again (corrections.read_stored).
             "vectorSupplied": True if p.note.embedding is not None else None,
         }
+
+
+def _linked(updates: dict[int, tuple[str, EdgeType, str]], index: int, kind: EdgeType) -> str | None:
+    """The note an update of this kind links the note at ``index`` to, if any."""
+    twin, linked, _ = updates.get(index, (None, None, None))
+    return twin if linked == kind else None
 
 
 def _revives(principal: Principal, twin: dict[str, Any]) -> dict[str, Any]:
