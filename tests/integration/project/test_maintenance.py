@@ -1,141 +1,37 @@
-"""Maintenance over HTTP against the real Neo4j (and from the command line, and on a
-schedule): each check of validate-connections finds a planted problem and repairs or
-reports it, consolidate walks several threads, archive-superseded archives only old
+"""Maintenance's tasks over HTTP against the real Neo4j: each check of validate-connections
+finds a planted problem and repairs or reports it, archive-superseded archives only old
 superseded decisions; a dry run changes nothing, a second run changes nothing, two runs at
 once leave what one leaves, a person's correction holds an agent's run back, and another
-user's data is neither reported nor changed."""
+user's data is neither reported nor changed. Consolidate, the command line and the
+schedule: ``test_maintenance_runs.py``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, LiteralString
-
-import httpx
-import pytest
 
 from graph.core.db import Database
 from graph.core.principals import Role, Scope
-from graph.project.maintenance import REPORT_LIMIT, SCHEDULE_AGENT
-from tests.integration.conftest import Caller, MakeCaller, inspect
+from graph.project.maintenance import REPORT_LIMIT
+from tests.integration.conftest import MakeCaller
+from tests.integration.project.planting import (
+    canonical,
+    close_loop,
+    connect,
+    decisions,
+    drop_planted,
+    latest_mutation,
+    maintain,
+    notes,
+    plant,
+    status,
+    supersede_across,
+    superseded_days_ago,
+    typed_edges,
+    unlabel,
+    unown,
+)
 from tests.support.jobs import finished
-from tests.support.servers import ApiProcess, running_api
-
-
-# --- helpers ---------------------------------------------------------------------------------
-async def maintain(http: httpx.AsyncClient, task: str, **body: Any) -> dict[str, Any]:
-    """Run a task as a job and wait for it; the job (done)."""
-    started = await http.post(f"/v1/maintenance/{task}", json=body)
-    assert started.status_code == 202, started.text
-    job = await finished(http, started.json()["jobId"])
-    assert job["status"] == "done", job
-    assert job["kind"] == f"maintenance:{task}" and job["report"]["task"] == task
-    return job
-
-
-def canonical(item: Any) -> str:
-    """A JSON value's one spelling, to sort lists of dicts by."""
-    return json.dumps(item, sort_keys=True)
-
-
-async def plant(db: Database, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
-    """What no API call can make (edges across users, loops, a note without its label):
-    written with raw Cypher, as a fault or a bug elsewhere would leave it."""
-    records, _, _ = await db.driver.execute_query(cypher, params, database_=db.database)
-    return [record.data() for record in records]
-
-
-async def notes(caller: Caller, *ids: str) -> None:
-    items = [
-        {"id": i, "title": f"Note {i}", "content": f"About {i}: {uuid.uuid4().hex}.", "type": "fact",
-         "dedupe": False}
-        for i in ids
-    ]  # fmt: skip
-    made = await caller.http.post("/v1/knowledge/batch", json={"items": items})
-    assert made.status_code == 201, made.text
-
-
-async def connect(caller: Caller, source: str, kind: str, target: str) -> None:
-    made = await caller.http.post(
-        f"/v1/knowledge/{source}/connections", json={"type": kind, "targetId": target}
-    )
-    assert made.status_code == 201, made.text
-
-
-async def status(caller: Caller, note_id: str) -> str:
-    answer = await caller.http.get(f"/v1/knowledge/{note_id}")
-    assert answer.status_code == 200, answer.text
-    return str(answer.json()["status"])
-
-
-async def typed_edges(db: Database, user_id: str) -> list[dict[str, Any]]:
-    """Every typed edge at the user's notes, and each note's status: a state to compare."""
-    return await inspect(
-        db,
-        "MATCH (n:Knowledge {userId: $u}) "
-        "OPTIONAL MATCH (n)-[r:RELATED_TO|DEPENDS_ON|SUPERSEDES|CONFLICTS_WITH]-(m) "
-        "RETURN n.id AS id, n.status AS status, type(r) AS type, startNode(r) = n AS out, "
-        "coalesce(m.id, '-') AS other ORDER BY id, type, out, other",
-        u=user_id,
-    )
-
-
-async def latest_mutation(caller: Caller) -> str | None:
-    items = (await caller.http.get("/v1/mutations", params={"limit": 1})).json()["items"]
-    return items[0]["id"] if items else None
-
-
-async def drop_planted(db: Database, elements: list[str]) -> None:
-    """Delete nodes a test took out of every user's reach (no Knowledge label, no userId):
-    forgetting their user cannot find them."""
-    for element in elements:
-        await plant(db, "MATCH (n) WHERE elementId(n) = $e DETACH DELETE n", e=element)
-
-
-async def unlabel(db: Database, user_id: str, note_id: str) -> str:
-    """The note loses its Knowledge label (as a bad import or a manual edit might do)."""
-    [row] = await plant(
-        db, "MATCH (n:Knowledge {userId: $u, id: $id}) REMOVE n:Knowledge RETURN elementId(n) AS e",
-        u=user_id, id=note_id,
-    )  # fmt: skip
-    return str(row["e"])
-
-
-async def unown(db: Database, user_id: str, note_id: str) -> str:
-    """The note loses its userId."""
-    [row] = await plant(
-        db, "MATCH (n:Knowledge {userId: $u, id: $id}) REMOVE n.userId RETURN elementId(n) AS e",
-        u=user_id, id=note_id,
-    )  # fmt: skip
-    return str(row["e"])
-
-
-async def supersede_across(db: Database, by_user: str, by: str, user_id: str, note_id: str) -> None:
-    """Another user's note supersedes one of the user's (and marks it superseded, as the
-    edge write would)."""
-    await plant(
-        db,
-        "MATCH (b:Knowledge {userId: $bu, id: $b}), (n:Knowledge {userId: $u, id: $n}) "
-        "CREATE (b)-[:SUPERSEDES {createdAt: datetime(), source: 'inferred', confidence: 1.0}]->(n) "
-        "SET n.status = 'superseded'",
-        bu=by_user, b=by, u=user_id, n=note_id,
-    )  # fmt: skip
-
-
-async def close_loop(db: Database, user_id: str, source: str, target: str) -> None:
-    """``source`` supersedes ``target``, closing a loop the API refuses to close."""
-    await plant(
-        db,
-        "MATCH (a:Knowledge {userId: $u, id: $a}), (b:Knowledge {userId: $u, id: $b}) "
-        "CREATE (a)-[:SUPERSEDES {createdAt: datetime(), source: 'inferred', confidence: 1.0}]->(b) "
-        "SET b.status = 'superseded'",
-        u=user_id, a=source, b=target,
-    )  # fmt: skip
 
 
 # --- validate-connections ------------------------------------------------------------------
@@ -288,24 +184,6 @@ async def test_two_runs_at_once_leave_what_one_run_leaves(make_caller: MakeCalle
 
 
 # --- archive-superseded ------------------------------------------------------------------------
-async def decisions(db: Database, user_id: str, *ids: str) -> None:
-    """Mark notes as architecture decisions, as the decisions API stores them."""
-    await plant(
-        db,
-        "MATCH (n:Knowledge {userId: $u}) WHERE n.id IN $ids SET n:ProjectContext, n.kind = 'decision'",
-        u=user_id, ids=list(ids),
-    )  # fmt: skip
-
-
-async def superseded_days_ago(db: Database, user_id: str, by: str, note_id: str, days: int) -> None:
-    await plant(
-        db,
-        "MATCH (:Knowledge {userId: $u, id: $by})-[r:SUPERSEDES]->(:Knowledge {userId: $u, id: $n}) "
-        "SET r.createdAt = datetime() - duration({days: $days})",
-        u=user_id, by=by, n=note_id, days=days,
-    )  # fmt: skip
-
-
 async def test_archive_superseded_archives_only_old_superseded_decisions(
     make_caller: MakeCaller, db: Database
 ) -> None:
@@ -392,52 +270,6 @@ async def test_two_archive_runs_at_once_archive_once(make_caller: MakeCaller, db
     assert ops.count("note.update") == 2
 
 
-# --- consolidate -----------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def lenient_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
-    """An API whose consolidation keeps insights above 0.7: the offline rules extractor's
-    (0.72-0.75) qualify, so consolidation runs without an LLM."""
-    env = {"CTXNET_API_KEY_CACHE_SECONDS": "0", "CTXNET_INSIGHT_CONSOLIDATE_ABOVE": "0.7"}
-    with running_api(tmp_path_factory.mktemp("lenient-api") / "api.log", env) as process:
-        yield process
-
-
-async def test_consolidate_visits_every_thread_with_insights_to_keep(
-    make_caller: MakeCaller, lenient_api: ApiProcess
-) -> None:
-    alice = await make_caller()
-    http = alice.client(lenient_api.base_url)
-    said = {
-        "t1": ["I prefer green tea every morning.", "We decided to use Postgres for the ledger."],
-        "t2": ["My role is staff engineer at the harbour office."],
-        "t3": ["How do I rotate the signing keys?"],  # a question (0.65): nothing to keep
-    }
-    for thread_id, lines in said.items():
-        assert (await http.post("/v1/threads", json={"id": thread_id, "topic": thread_id})).status_code == 201
-        messages = {"messages": [{"role": "user", "content": line} for line in lines]}
-        assert (await http.post(f"/v1/threads/{thread_id}/messages", json=messages)).status_code == 201
-        extracted = await finished(
-            http, (await http.post(f"/v1/threads/{thread_id}/extract")).json()["jobId"]
-        )
-        assert extracted["status"] == "done"
-
-    dry = await maintain(http, "consolidate", dryRun=True)
-    assert dry["counts"] == {"threads": 2, "insights": 3}
-    assert dry["report"]["threads"] == [{"threadId": "t1", "insights": 2}, {"threadId": "t2", "insights": 1}]
-    assert (await http.get("/v1/knowledge")).json()["items"] == []
-
-    # Two runs at once: the notes are made once.
-    starts = await asyncio.gather(*(http.post("/v1/maintenance/consolidate") for _ in range(2)))
-    jobs = [await finished(http, job_id) for job_id in sorted({s.json()["jobId"] for s in starts})]
-    assert all(j["status"] == "done" for j in jobs), jobs
-    assert sum(j["counts"]["created"] for j in jobs) == 3
-    made = (await http.get("/v1/knowledge")).json()["items"]
-    assert len(made) == 3 and {n["source"] for n in made} == {"conversation"}
-    assert {n["sourceRef"] for n in made} == {"thread:t1", "thread:t2"}
-    again = await maintain(http, "consolidate")
-    assert again["counts"] == {"threads": 0, "insights": 0, "consolidated": 0, "created": 0, "updated": 0}
-
-
 # --- the API's rules -----------------------------------------------------------------------------
 async def test_input_is_checked_and_scoped_keys_are_refused(make_caller: MakeCaller) -> None:
     alice = await make_caller()
@@ -473,78 +305,4 @@ async def test_a_large_report_is_cut_and_says_so(make_caller: MakeCaller, db: Da
         assert done["counts"]["removed"] == REPORT_LIMIT + 5
         assert (await maintain(alice.http, "validate-connections"))["counts"]["removed"] == 0
     finally:
-        await drop_planted(db, elements)
-
-
-# --- the command line ------------------------------------------------------------------------
-async def test_the_command_line_runs_a_task_and_prints_its_report(
-    make_caller: MakeCaller, db: Database
-) -> None:
-    alice = await make_caller()
-    await notes(alice, "a", "lost")
-    await connect(alice, "a", "relatedTo", "lost")
-    elements = [await unlabel(db, alice.user_id, "lost")]
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "ctxnet", "maintenance", *args, "--user", alice.user_id],
-            capture_output=True, text=True, timeout=180,
-        )  # fmt: skip
-
-    try:
-        dry = await asyncio.to_thread(run, "validate-connections", "--dry-run")
-        assert dry.returncode == 0, dry.stderr
-        printed = json.loads(dry.stdout)
-        assert printed["counts"]["dangling"] == 1 and printed["report"]["dryRun"] is True
-        assert [e["other"] for e in await typed_edges(db, alice.user_id) if e["id"] == "a"] == ["lost"]
-        done = await asyncio.to_thread(run, "validate-connections")
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["counts"]["removed"] == 1
-        [removal] = (await alice.http.get("/v1/mutations", params={"limit": 1})).json()["items"]
-        assert removal["op"] == "edge.disconnect"
-        assert (removal["actor"]["role"], removal["actor"]["agentId"]) == ("system", "cli")
-        archive = await asyncio.to_thread(run, "archive-superseded", "--older-than-days", "30")
-        assert archive.returncode == 0 and json.loads(archive.stdout)["report"]["olderThanDays"] == 30
-        wrong = await asyncio.to_thread(run, "defragment")
-        assert wrong.returncode == 1 and "no maintenance task" in wrong.stderr
-    finally:
-        await drop_planted(db, elements)
-
-
-# --- the schedule ------------------------------------------------------------------------------
-async def test_the_schedule_runs_a_due_task_once_across_workers(
-    make_caller: MakeCaller, db: Database, tmp_path: Path
-) -> None:
-    alice = await make_caller()
-    await notes(alice, "a", "lost")
-    await connect(alice, "a", "relatedTo", "lost")
-    elements = [await unlabel(db, alice.user_id, "lost")]
-    # Two workers, each with its own schedule, looking five times a second; validation
-    # hourly, for this test's user only (the Neo4j is shared with other tests).
-    env = {
-        "CTXNET_MAINTENANCE_VALIDATE_EVERY_HOURS": "1",
-        "CTXNET_MAINTENANCE_TICK_SECONDS": "0.2",
-        "CTXNET_MAINTENANCE_USERS": json.dumps([alice.user_id]),
-    }
-    api = ApiProcess(tmp_path / "api.log", env, workers=2).start()
-    try:
-        await asyncio.to_thread(api.wait_ready)
-        query = (
-            "MATCH (j:Job {userId: $u}) WHERE j.kind = 'maintenance:validate-connections' "
-            "RETURN j.id AS id, j.status AS status"
-        )
-        for _ in range(600):
-            jobs = await inspect(db, query, u=alice.user_id)
-            if jobs and all(j["status"] == "done" for j in jobs):
-                break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(1.5)  # more ticks of both workers: none may run it again
-        [job] = await inspect(db, query, u=alice.user_id)
-        shown = (await alice.http.get(f"/v1/jobs/{job['id']}")).json()
-        assert shown["status"] == "done" and shown["counts"]["removed"] == 1, shown
-        [removal] = (await alice.http.get("/v1/mutations", params={"limit": 1})).json()["items"]
-        assert removal["op"] == "edge.disconnect"
-        assert (removal["actor"]["role"], removal["actor"]["agentId"]) == ("system", SCHEDULE_AGENT)
-    finally:
-        api.stop()
         await drop_planted(db, elements)
