@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.setup-complete
 
-.PHONY: setup run test unit lint bench openapi neo4j-start neo4j-stop neo4j-status clean
+.PHONY: setup run test unit lint bench fuzz openapi neo4j-start neo4j-stop neo4j-status clean
 
 # Virtual environment, packages and model files; redone only when pyproject.toml changes.
 $(SETUP): pyproject.toml
@@ -40,6 +40,11 @@ lint: $(SETUP)
 ## bench: the benchmarks in bench/; figures are printed and saved under bench/results/
 bench: setup
 	$(BIN)/python -m bench
+
+## fuzz: Schemathesis over the live OpenAPI document, every check, 25 cases per operation and
+## phase (coverage, fuzzing, stateful); own user and API, Neo4j started if none runs; ~3 min
+fuzz: setup
+	$(BIN)/python -m tests.support.fuzz
 
 ## openapi: rewrite docs/openapi.json (the API contract) and docs/api.md (written from it); unit tests hold the code to both
 openapi: $(SETUP)

@@ -91,9 +91,22 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         415: "unsupported_media_type",
     }
     code = codes.get(exc.status_code, "http_error")
-    return JSONResponse(
-        error_body(code, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)
-    )
+    headers = getattr(exc, "headers", None)
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+    return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code, headers=headers)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method of the request's path, over all the routes that serve it: Starlette's 405
+    names only those of the first route whose path matched (``GET`` and ``PUT`` of one path
+    are two routes), where ``Allow`` must list all of them."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        regex, allowed = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and allowed and regex.match(request.scope["path"]):
+            methods |= allowed
+    return ", ".join(sorted(methods))
 
 
 def _unreadable_body(exc: StarletteHTTPException) -> JSONResponse:

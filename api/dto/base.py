@@ -1,17 +1,33 @@
-"""What every DTO of API v1 shares: camelCase on the wire, strict input, lenient output.
+"""What every DTO of API v1 shares: camelCase on the wire, strict input, lenient output, and
+the value types whose rules the OpenAPI document states (:data:`Id`, :data:`BoundedJson`).
 
-DTOs live in ``api/dto/<domain>.py``, one module per domain as in ``graph/``; each has a
-``to_domain()`` where the domain takes a model of its own.
+DTOs live in ``api/dto/<domain>.py`` (``api/dto/<domain>/<part>.py`` for the larger ones), as
+in ``graph/``; each has a ``to_domain()`` where the domain takes a model of its own. The
+Python client and the MCP tools read these same models, so they carry the same rules.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from datetime import date, datetime
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
@@ -24,12 +40,105 @@ JSON_MAX_BYTES = 16_384
 JSON_MIN_INT, JSON_MAX_INT = -(2**63), 2**63 - 1
 #: The OpenAPI extension that marks a bounded free-form field (what the guard test reads).
 BOUNDED_JSON_MARK = "x-bounded-json"
+#: Ids of everything a user names (notes, threads, sessions, goals, agents...): 1-128 letters,
+#: digits and ``._:@-``, starting with a letter or digit; the services check the same
+#: (``graph.core.values.check_id``, held to this by a unit test).
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+ID_RULE = "must be 1-128 characters of letters, digits and ._:@- starting with a letter or digit"
+#: A character Python's ``str.strip()`` leaves: a text with one is not blank. The pattern of
+#: every text field :func:`non_blank` checks, so the document says it too.
+NON_BLANK = (
+    "[^\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)
+#: ``json_schema_extra`` of such a field.
+NOT_BLANK: dict[str, Any] = {"pattern": NON_BLANK}
+
+
+def absent_not_null(extra: dict[str, Any] | None = None) -> Callable[[dict[str, Any]], None]:
+    """``json_schema_extra`` of an optional field that may be left out but not sent as
+    null: the document states the value's schema alone (and ``extra``), without the null."""
+
+    def state(schema: dict[str, Any]) -> None:
+        options = schema.pop("anyOf", None)
+        if options is not None:
+            [value] = [option for option in options if option != {"type": "null"}]
+            schema.update(value)
+        schema.update(extra or {})
+
+    return state
+
+
+#: A time as the document's ``format: date-time`` means it (RFC 3339): a date, a time with
+#: seconds, and its offset from UTC.
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 class CamelModel(BaseModel):
-    """camelCase on the wire; unknown fields are an error (a typo must not be ignored)."""
+    """camelCase on the wire; unknown fields are an error (a typo must not be ignored); and
+    JSON read as JSON: a number field takes a number, a flag ``true`` or ``false``.
+
+    FastAPI validates a body as Python objects, where pydantic would also take ``"5"`` or
+    ``true`` for a number and ``1`` or ``"yes"`` for a flag, values the document's ``type``
+    rules out. Such a value is swapped for one no field takes, before the fields are read, so
+    the 422 names the field as any other type error does.
+    """
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_types(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        checked = dict(data)
+        for name, field in cls.model_fields.items():
+            kind = _json_kind(field.annotation)
+            for key in {name, field.alias or name} & checked.keys():
+                checked[key] = _as_json(kind, checked[key])
+        return checked
+
+
+class _NotJson:
+    """What a value of the wrong JSON type becomes: no field type takes it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+#: The scalar types whose values pydantic converts from other JSON types, and what each takes.
+_JSON_TAKES: dict[Any, tuple[type, ...]] = {bool: (bool,), int: (int, float), float: (int, float)}
+
+
+def _json_kind(annotation: Any) -> tuple[str, Any] | None:
+    """``("one", t)`` for a field of scalar type ``t`` (optional or not), ``("list", t)`` for
+    a list of them; None for anything else (models check themselves, strings are strict)."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) != 1:
+            return None
+        return _json_kind(members[0])
+    if annotation in _JSON_TAKES:
+        return ("one", annotation)
+    if get_origin(annotation) is list:
+        inner = _json_kind(get_args(annotation)[0])
+        return ("list", inner[1]) if inner and inner[0] == "one" else None
+    return None
+
+
+def _as_json(kind: tuple[str, Any] | None, value: Any) -> Any:
+    if kind is None or value is None:
+        return value
+    form, scalar = kind
+    if form == "list":
+        return [_as_json(("one", scalar), v) for v in value] if isinstance(value, list) else value
+    # bool is an int to Python, not a number to JSON.
+    taken = isinstance(value, _JSON_TAKES[scalar]) and (scalar is bool or not isinstance(value, bool))
+    return value if taken else _NotJson(value)
 
 
 class OutModel(BaseModel):
@@ -50,18 +159,114 @@ def non_blank(value: str, what: str) -> str:
     return value.strip()
 
 
+#: A tag: 1-64 characters, not blank (stored stripped).
+Tag = Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": 64, **NOT_BLANK})]
+
+
 def unique_tags(values: list[str] | None) -> list[str] | None:
-    """Tags stripped and without repeats, each 1-64 characters."""
+    """Tags stripped and without repeats, each 1-64 characters as sent and not blank."""
     if values is None:
         return None
     cleaned: list[str] = []
     for value in values:
         tag = value.strip()
-        if not tag or len(tag) > 64:
+        if not tag or len(value) > 64:
             raise ValueError("each tag must be 1-64 characters")
         if tag not in cleaned:
             cleaned.append(tag)
     return cleaned
+
+
+@dataclass(frozen=True)
+class IdFormat:
+    """The id rule (:data:`ID_PATTERN`) on a string field or parameter: checked on input (a
+    422 naming the field), and stated in its schema (``pattern``, ``minLength``,
+    ``maxLength``), so the document says what the server enforces."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validate as ``source`` (a string), then check the rule."""
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The string's schema with the rule stated."""
+        value = dict(handler(schema))
+        value.update(pattern=ID_PATTERN, minLength=1, maxLength=128)
+        return value
+
+    @staticmethod
+    def check(value: str) -> str:
+        """``value`` if it is an id; else a ValueError saying what an id is."""
+        if not re.fullmatch(ID_PATTERN, value):
+            raise ValueError(ID_RULE)
+        return value
+
+
+#: An id (see :data:`ID_PATTERN`): the type of every id a request names, in a path, a query
+#: or a body.
+Id = Annotated[str, IdFormat()]
+
+
+def _date_time_text(value: Any) -> Any:
+    """``value`` if it is RFC 3339 text (or already an aware datetime, from Python callers);
+    pydantic alone would also take a number of seconds (``since=0.5``) or a time without
+    its offset, which ``format: date-time`` does not allow."""
+    if isinstance(value, datetime) or (isinstance(value, str) and RFC3339.match(value)):
+        return value
+    raise ValueError("must be a date and time with its offset (RFC 3339), e.g. 2026-01-31T09:00:00Z")
+
+
+#: A point in time: RFC 3339 text with its offset, as ``format: date-time`` says.
+DateTime = Annotated[AwareDatetime, BeforeValidator(_date_time_text)]
+
+
+def _day_text(value: Any) -> Any:
+    """``value`` if it is a date as ``YYYY-MM-DD`` (or already a date); pydantic alone would
+    also take a number of seconds or a time of day, which ``format: date`` does not allow."""
+    if isinstance(value, date) or (isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)):
+        return value
+    raise ValueError("must be a date as YYYY-MM-DD")
+
+
+#: A day: ``YYYY-MM-DD`` text, as ``format: date`` says.
+Day = Annotated[date, BeforeValidator(_day_text)]
+
+
+#: The largest size of a vector's number, and the smallest its largest may have: within
+#: them its length is a finite, non-zero number (what the services check) in any dimension,
+#: also as the 32-bit floats the vector indexes hold.
+VECTOR_MAX, VECTOR_MIN = 1e15, 1e-15
+
+
+def _vector(values: list[float]) -> list[float]:
+    if any(not -VECTOR_MAX <= v <= VECTOR_MAX for v in values):
+        raise ValueError(f"each number must be within ±{VECTOR_MAX:g}")
+    if values and max(abs(v) for v in values) < VECTOR_MIN:
+        raise ValueError(
+            f"at least one number must be {VECTOR_MIN:g} or more in size (a vector has a direction)"
+        )
+    return values
+
+
+def vector_size(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a vector field: it states the size the vector indexes take
+    (the embedder's, as the settings imply it), the only size the services accept."""
+    from graph.core.embeddings import embedder_dimension  # the embedder module, only when asked
+    from graph.core.settings import get_settings
+
+    size = embedder_dimension(get_settings())
+    schema.update(
+        minItems=size,
+        maxItems=size,
+        items={"type": "number", "minimum": -VECTOR_MAX, "maximum": VECTOR_MAX},
+        contains={"anyOf": [{"minimum": VECTOR_MIN}, {"maximum": -VECTOR_MIN}]},
+    )
+
+
+#: A vector of a JSON body: numbers (not ``true``), each within :data:`VECTOR_MAX`, one at
+#: least :data:`VECTOR_MIN` in size; its size is stated with :func:`vector_size`.
+Vector = Annotated[list[float], AfterValidator(_vector)]
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import (
+    NOT_BLANK,
+    CamelModel,
+    DateTime,
+    Id,
+    OutModel,
+    Vector,
+    non_blank,
+    vector_size,
+)
 from graph.conversations.models import ContextType, InsightType, NewMessage, RecordedInsight
 from graph.conversations.models import Role as MessageRole
 
@@ -16,9 +24,9 @@ from graph.conversations.models import Role as MessageRole
 class ThreadIn(CamelModel):
     """A conversation thread to create."""
 
-    id: str | None = None
+    id: Id | None = None
     context_type: ContextType = ContextType.GENERAL
-    topic: str = Field(min_length=1, max_length=500)
+    topic: str = Field(min_length=1, max_length=500, json_schema_extra=NOT_BLANK)
 
     @field_validator("topic")
     @classmethod
@@ -48,16 +56,16 @@ class ThreadPageOut(OutModel):
 class ThreadLinkIn(CamelModel):
     """The other thread of a link."""
 
-    thread_id: str = Field(min_length=1, max_length=128)
+    thread_id: Id
 
 
 class MessageIn(CamelModel):
     """A message to append."""
 
-    id: str | None = None
+    id: Id | None = None
     role: MessageRole
     content: str = Field(min_length=1, max_length=100_000)
-    created_at: datetime | None = None
+    created_at: DateTime | None = None
 
     def to_domain(self) -> NewMessage:
         """The domain's view of this message."""
@@ -143,19 +151,21 @@ class InsightOut(OutModel):
 class InsightRecordIn(CamelModel):
     """An insight found outside the service, to record as extraction would have stored it."""
 
-    id: str | None = Field(default=None, description="Your id for the insight; generated if absent.")
-    message_id: str = Field(min_length=1, max_length=128, description="The thread's message it came from.")
+    id: Id | None = Field(default=None, description="Your id for the insight; generated if absent.")
+    message_id: Id = Field(description="The thread's message it came from.")
     type: InsightType
-    content: str = Field(min_length=3, max_length=2_000)
+    content: str = Field(min_length=3, max_length=2_000, json_schema_extra=NOT_BLANK)
     confidence: float = Field(ge=0.0, le=1.0)
     extractor: str = Field(
         default="recorded", min_length=1, max_length=100, description="What found it (kept on the insight)."
     )
-    extracted_at: datetime | None = Field(default=None, description="When it was found; now if absent.")
-    embedding: list[float] | None = Field(
-        default=None, description="A precomputed vector of the index dimension; skips the embedder."
+    extracted_at: DateTime | None = Field(default=None, description="When it was found; now if absent.")
+    embedding: Vector | None = Field(
+        default=None,
+        description="A precomputed vector of the index dimension; skips the embedder.",
+        json_schema_extra=vector_size,
     )
-    knowledge_ids: list[str] = Field(
+    knowledge_ids: list[Id] = Field(
         default_factory=list,
         max_length=100,
         description="Notes already made from it: linked, and consolidation does not make it a note again.",

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank, unique_tags
+from api.dto.base import NOT_BLANK, CamelModel, Day, Id, OutModel, Tag, non_blank, unique_tags
 from api.dto.knowledge.notes import word_limit
 from graph.project.agent_docs import MAX_LINES
 from graph.project.models import MAX_AGENTS, MAX_CONSEQUENCES, AgentDocs, NewEntry, ProjectKind
@@ -24,15 +24,15 @@ def _day(day: Date | None) -> str | None:
 class _EntryIn(CamelModel):
     """What every project context entry has."""
 
-    id: str | None = Field(default=None, description="Your id for it; generated if absent.")
-    title: str = Field(min_length=1, max_length=300)
-    date: Date | None = Field(default=None, description="When it was decided (YYYY-MM-DD); default today.")
-    agents: list[str] = Field(
+    id: Id | None = Field(default=None, description="Your id for it; generated if absent.")
+    title: str = Field(min_length=1, max_length=300, json_schema_extra=NOT_BLANK)
+    date: Day | None = Field(default=None, description="When it was decided (YYYY-MM-DD); default today.")
+    agents: list[Id] = Field(
         default_factory=list,
         max_length=MAX_AGENTS,
         description="The agents it affects; none: every agent of the project.",
     )
-    tags: list[str] = Field(default_factory=list, max_length=32)
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
 
     @field_validator("title")
     @classmethod
@@ -49,7 +49,12 @@ class DecisionIn(_EntryIn):
     """An architecture decision record, in the seed's shape."""
 
     context: str = Field(min_length=1, max_length=5_000, description="The forces at play: why a decision.")
-    decision: str = Field(min_length=1, max_length=20_000, description="What was decided (an atomic note).")
+    decision: str = Field(
+        min_length=1,
+        max_length=20_000,
+        description="What was decided (an atomic note).",
+        json_schema_extra=NOT_BLANK,
+    )
     consequences: list[Line] = Field(default_factory=list, max_length=MAX_CONSEQUENCES)
 
     @field_validator("decision")
@@ -68,7 +73,7 @@ class DecisionIn(_EntryIn):
 class DescribedIn(_EntryIn):
     """A pattern (how things are done here) or a constraint (what must hold)."""
 
-    description: str = Field(min_length=1, max_length=20_000)
+    description: str = Field(min_length=1, max_length=20_000, json_schema_extra=NOT_BLANK)
 
     @field_validator("description")
     @classmethod
@@ -147,7 +152,7 @@ class RecordedOut(OutModel):
 class SupersedeIn(CamelModel):
     """The decision that replaces this one."""
 
-    by_id: str = Field(description="The id of the (newer) decision that supersedes this one.")
+    by_id: Id = Field(description="The id of the (newer) decision that supersedes this one.")
 
 
 class SupersededOut(OutModel):
@@ -242,7 +247,7 @@ class InstructionsOut(OutModel):
 class UnifiedSearchIn(CamelModel):
     """One search over the layers of context."""
 
-    query: str = Field(min_length=1, max_length=2_000)
+    query: str = Field(min_length=1, max_length=2_000, json_schema_extra=NOT_BLANK)
     layers: list[Layer] = Field(
         default_factory=lambda: list(Layer),
         min_length=1,

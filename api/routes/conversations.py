@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from api.deps import UNSCOPED, ConversationsDep, PrincipalDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.conversations import (
     ConsolidatedOut,
     InsightPageOut,
@@ -26,6 +26,7 @@ from api.dto.conversations import (
     UserContextIn,
     UserContextOut,
 )
+from api.dto.cursors import SEQUENCE, TIMED, SequenceCursor, TimedCursor
 from api.dto.errors import BODY, answers
 from graph.conversations.models import ContextType, InsightType
 
@@ -54,17 +55,19 @@ async def list_threads(
     conversations: ConversationsDep,
     context_type: Annotated[ContextType | None, Query(alias="contextType")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """The caller's threads, most recently active first."""
     items, next_cursor = await conversations.threads.list_threads(
         principal, context_type=context_type, limit=limit, cursor=cursor
     )
-    return JSONResponse(dump(ThreadPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(ThreadPageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
+    )
 
 
 @router.get("/threads/{id}", response_model=ThreadOut, responses=answers(404))
-async def get_thread(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+async def get_thread(id: Id, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """One thread, with the ids of its related threads."""
     thread = await conversations.threads.get_thread(principal, id)
     return JSONResponse(dump(ThreadOut.model_validate(thread)))
@@ -72,7 +75,7 @@ async def get_thread(id: str, principal: PrincipalDep, conversations: Conversati
 
 @router.post("/threads/{id}/links", status_code=204, responses=answers(404, *BODY))
 async def link_threads(
-    id: str, body: ThreadLinkIn, principal: PrincipalDep, conversations: ConversationsDep
+    id: Id, body: ThreadLinkIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
     """Relate two threads."""
     await conversations.threads.link(principal, id, body.thread_id)
@@ -81,7 +84,7 @@ async def link_threads(
 
 @router.delete("/threads/{id}/links/{other_id}", status_code=204, responses=answers(404))
 async def unlink_threads(
-    id: str, other_id: str, principal: PrincipalDep, conversations: ConversationsDep
+    id: Id, other_id: Id, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
     """Remove the relation between two threads."""
     await conversations.threads.link(principal, id, other_id, remove=True)
@@ -95,7 +98,7 @@ async def unlink_threads(
     responses=answers(404, 409, *BODY),
 )
 async def append_messages(
-    id: str, body: MessagesIn, principal: PrincipalDep, conversations: ConversationsDep
+    id: Id, body: MessagesIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> JSONResponse:  # noqa: A002
     """Append messages in order (idempotent by message id) → the messages as stored."""
     items = await conversations.threads.append(principal, id, [m.to_domain() for m in body.messages])
@@ -104,15 +107,17 @@ async def append_messages(
 
 @router.get("/threads/{id}/messages", response_model=MessagePageOut, responses=answers(404))
 async def list_messages(
-    id: str,  # noqa: A002
+    id: Id,  # noqa: A002
     principal: PrincipalDep,
     conversations: ConversationsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: str | None = None,
+    cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """The thread's messages in order."""
     items, next_cursor = await conversations.threads.list_messages(principal, id, limit=limit, cursor=cursor)
-    return JSONResponse(dump(MessagePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(MessagePageOut.model_validate({"items": items, "nextCursor": SEQUENCE.wire(next_cursor)}))
+    )
 
 
 async def _start(
@@ -123,7 +128,7 @@ async def _start(
 
 
 @router.post("/threads/{id}/extract", status_code=202, response_model=JobStarted, responses=answers(404))
-async def extract(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+async def extract(id: Id, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """Start insight extraction for the thread."""
     return await _start("extract", id, principal, conversations)
 
@@ -131,13 +136,13 @@ async def extract(id: str, principal: PrincipalDep, conversations: Conversations
 @router.post(
     "/threads/{id}/feedback-loop", status_code=202, response_model=JobStarted, responses=answers(404)
 )
-async def feedback_loop(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+async def feedback_loop(id: Id, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """Start extract → validate (> 0.7) → update-or-create knowledge for the thread."""
     return await _start("feedback-loop", id, principal, conversations)
 
 
 @router.post("/threads/{id}/consolidate", response_model=ConsolidatedOut, responses=answers(404, 502))
-async def consolidate(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+async def consolidate(id: Id, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """High-confidence (> 0.8) insights of the thread become permanent knowledge."""
     counts = await conversations.insights.consolidate(principal, id)
     return JSONResponse(dump(ConsolidatedOut.model_validate(counts)))
@@ -147,10 +152,12 @@ async def consolidate(id: str, principal: PrincipalDep, conversations: Conversat
     "/threads/{id}/insights",
     status_code=201,
     response_model=InsightsRecordedOut,
-    responses=answers(404, 409, *BODY),
+    responses=answers(
+        404, 409, *BODY, also=(200, "every insight was recorded before: nothing changed", InsightsRecordedOut)
+    ),
 )
 async def record_insights(
-    id: str,  # noqa: A002
+    id: Id,  # noqa: A002
     body: InsightsIn,
     principal: PrincipalDep,
     conversations: ConversationsDep,
@@ -165,7 +172,7 @@ async def record_insights(
 
 
 @router.get("/jobs/{id}", response_model=JobOut, responses=answers(404))
-async def job(id: str, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
+async def job(id: Id, principal: PrincipalDep, conversations: ConversationsDep) -> JSONResponse:  # noqa: A002
     """A job's status."""
     return JSONResponse(dump(JobOut.model_validate(await conversations.jobs.get(principal, id))))
 
@@ -174,7 +181,7 @@ async def job(id: str, principal: PrincipalDep, conversations: ConversationsDep)
 async def list_insights(
     principal: PrincipalDep,
     conversations: ConversationsDep,
-    thread_id: Annotated[str | None, Query(alias="threadId")] = None,
+    thread_id: Annotated[Id | None, Query(alias="threadId")] = None,
     type: InsightType | None = None,  # noqa: A002
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: str | None = None,

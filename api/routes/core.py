@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import DateTime, Id, dump
 from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
+from api.dto.cursors import JOURNAL, JournalCursor
 from graph.core import journal
 from graph.core.errors import DatabaseUnavailable
 from graph.core.principals import Role, Scope
@@ -83,12 +83,12 @@ async def me(principal: PrincipalDep) -> PrincipalOut:
 async def list_mutations(
     principal: PrincipalDep,
     services: ServicesDep,
-    since: Annotated[AwareDatetime | None, Query(description="Only changes at or after this time.")] = None,
+    since: Annotated[DateTime | None, Query(description="Only changes at or after this time.")] = None,
     target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
     actor_role: Annotated[Literal["human", "agent", "system"] | None, Query(alias="actorRole")] = None,
-    session_id: Annotated[str | None, Query(alias="sessionId", max_length=128)] = None,
+    session_id: Annotated[Id | None, Query(alias="sessionId")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: JournalCursor | None = None,
 ) -> JSONResponse:
     """The journal of your memory, newest first: who changed what, when, in which session
     (`X-Session-ID`), with the fields before and after. Every write records its mutations
@@ -100,4 +100,6 @@ async def list_mutations(
         services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
         role=Role(actor_role) if actor_role else None, session_id=session_id, limit=limit, cursor=cursor,
     )  # fmt: skip
-    return JSONResponse(dump(MutationPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(MutationPageOut.model_validate({"items": items, "nextCursor": JOURNAL.wire(next_cursor)}))
+    )

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, Services, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.core import UndoneOut
+from api.dto.cursors import PROPOSALS, SEQUENCE, ProposalCursor, SequenceCursor
 from api.dto.errors import BODY, answers
 from api.dto.knowledge.proposals import (
     AcknowledgeIn,
@@ -32,9 +33,9 @@ from graph.project.context import PROPOSAL_OPS as PROJECT_OPS
 
 router = APIRouter()
 
-MutationId = Annotated[str, Path(description="The mutation's id (from GET /v1/mutations).")]
-CorrectionId = Annotated[str, Path(description="The correction's id.")]
-ProposalId = Annotated[str, Path(description="The proposal's id.")]
+MutationId = Annotated[Id, Path(description="The mutation's id (from GET /v1/mutations).")]
+CorrectionId = Annotated[Id, Path(description="The correction's id.")]
+ProposalId = Annotated[Id, Path(description="The proposal's id.")]
 
 
 def appliers(services: Services) -> dict[str, Applier]:
@@ -88,10 +89,10 @@ async def list_corrections(
     unacknowledged: Annotated[
         bool, Query(description="Only those of the window this session has not acknowledged.")
     ] = False,
-    session_id: Annotated[str | None, Query(alias="sessionId", max_length=128)] = None,
+    session_id: Annotated[Id | None, Query(alias="sessionId")] = None,
     target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """People's corrections of agent-written notes, newest first. An agent starting a
     session asks `?unacknowledged=true&sessionId=<its session>`: every correction of the
@@ -100,7 +101,9 @@ async def list_corrections(
         principal, unacknowledged=unacknowledged, session_id=session_id, target_id=target_id,
         limit=limit, cursor=cursor,
     )  # fmt: skip
-    return JSONResponse(dump(CorrectionPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(CorrectionPageOut.model_validate({"items": items, "nextCursor": SEQUENCE.wire(next_cursor)}))
+    )
 
 
 @router.post(
@@ -135,13 +138,15 @@ async def list_proposals(
     knowledge: KnowledgeDep,
     status: Literal["pending", "approved", "rejected"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: ProposalCursor | None = None,
 ) -> JSONResponse:
     """Agent writes held back by a person's correction, newest first."""
     items, next_cursor = await knowledge.proposals.list_proposals(
         principal, status=status, limit=limit, cursor=cursor
     )
-    return JSONResponse(dump(ProposalPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(ProposalPageOut.model_validate({"items": items, "nextCursor": PROPOSALS.wire(next_cursor)}))
+    )
 
 
 @router.get(

@@ -9,7 +9,8 @@ from fastapi.responses import JSONResponse
 
 from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
+from api.dto.cursors import EDGES, TIMED, EdgeCursor, TimedCursor
 from api.dto.errors import BODY, answers
 from api.dto.knowledge.edges import (
     CreatedEdgeOut,
@@ -46,7 +47,7 @@ router = APIRouter(tags=["knowledge"])
 #: Its own tag in the OpenAPI document; included after ``router``.
 search_router = APIRouter(tags=["search"])
 
-NoteId = Annotated[str, Path(description="The note's id.")]
+NoteId = Annotated[Id, Path(description="The note's id.")]
 
 #: What a 202 of a write means.
 PROPOSED = "not applied: it would override a person's correction, so it waits as a proposal"
@@ -134,7 +135,7 @@ async def list_notes(
     status: KnowledgeStatus | None = None,
     tag: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: TimedCursor | None = None,
     include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
 ) -> JSONResponse:
     """The caller's notes, newest first, a page at a time (with their vectors if
@@ -149,7 +150,9 @@ async def list_notes(
         cursor=cursor,
         with_embedding=include_embedding,
     )
-    return JSONResponse(dump(NotePageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(NotePageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
+    )
 
 
 @router.get("/knowledge/{id}", response_model=NoteOut, responses=answers(404))
@@ -182,11 +185,12 @@ async def note_merges(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """The creates merged into a note, newest first, a page at a time (a note carries only
     its `mergeCount` and newest 3 inline)."""
     page = await knowledge.merges.page(principal, id, limit=limit, cursor=cursor)
+    page["nextCursor"] = TIMED.wire(page.get("nextCursor"))
     return JSONResponse(dump(MergePageOut.model_validate(page)))
 
 
@@ -259,12 +263,14 @@ async def list_edges(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
-    cursor: str | None = None,
+    cursor: EdgeCursor | None = None,
 ) -> JSONResponse:
     """Every edge of yours, a page at a time, in the order of source id, type and target id:
     what an export reads."""
     items, next_cursor = await knowledge.edges.list_edges(principal, limit=limit, cursor=cursor)
-    return JSONResponse(dump(EdgeListOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(EdgeListOut.model_validate({"items": items, "nextCursor": EDGES.wire(next_cursor)}))
+    )
 
 
 @router.get("/knowledge/{id}/connections", response_model=EdgeListOut, responses=answers(404))
@@ -282,7 +288,7 @@ async def connections(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeD
 async def disconnect(
     id: NoteId,  # noqa: A002
     type: EdgeType,  # noqa: A002
-    target_id: str,
+    target_id: Id,
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> Response:

@@ -15,7 +15,8 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import UNSCOPED, PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
+from api.dto.cursors import ENTRIES, EntryCursor
 from api.dto.errors import BODY, answers
 from api.dto.knowledge.proposals import ProposedOut
 from api.dto.project import (
@@ -41,8 +42,8 @@ from graph.project.models import ProjectKind
 router = APIRouter(tags=["project"], dependencies=[UNSCOPED])
 search_router = APIRouter(tags=["project"])
 
-DecisionId = Annotated[str, Path(description="The decision's id.")]
-AgentId = Annotated[str, Path(description="The agent's id (as on its API keys).")]
+DecisionId = Annotated[Id, Path(description="The decision's id.")]
+AgentId = Annotated[Id, Path(description="The agent's id (as on its API keys).")]
 Status = Literal["active", "superseded", "archived"]
 Limit = Annotated[int, Query(ge=1, le=500)]
 #: The 202 of an agent's project context write.
@@ -65,10 +66,10 @@ class Listing:
 
 def listing_query(
     status: Status | None = None,
-    agent_id: Annotated[str | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
+    agent_id: Annotated[Id | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
     tag: str | None = None,
     limit: Limit = 50,
-    cursor: str | None = None,
+    cursor: EntryCursor | None = None,
 ) -> Listing:
     """The query parameters every project context listing takes, read once for all three."""
     return Listing(status, agent_id, tag, limit, cursor)
@@ -180,7 +181,9 @@ async def _page(
         principal, kind, status=listing.status, agent_id=listing.agent_id, tag=listing.tag,
         limit=listing.limit, cursor=listing.cursor,
     )  # fmt: skip
-    return JSONResponse(dump(EntryPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(EntryPageOut.model_validate({"items": items, "nextCursor": ENTRIES.wire(next_cursor)}))
+    )
 
 
 _DESCRIBED = answers(

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, OutModel
+from api.dto.base import CamelModel, Id, OutModel
 from api.dto.continuity.pending import PendingActionOut
 from api.dto.continuity.profile import PreferenceValue
 
@@ -40,7 +40,7 @@ class AgentListOut(OutModel):
 class BridgeIn(CamelModel):
     """What to assemble the bridge for."""
 
-    agent_id: str | None = Field(default=None, description="The agent; defaults to the key's agent.")
+    agent_id: Id | None = Field(default=None, description="The agent; defaults to the key's agent.")
     topic: str | None = Field(
         default=None, max_length=20_000, description="The opening topic: what memory is found for."
     )

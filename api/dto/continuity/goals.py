@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 from api.dto.continuity import ActorOut
 from graph.continuity.goals import NewGoal
 
@@ -14,9 +14,11 @@ from graph.continuity.goals import NewGoal
 class GoalIn(CamelModel):
     """A goal to push onto the stack."""
 
-    id: str | None = Field(default=None, description="Your id for the goal; generated if absent.")
-    title: str = Field(min_length=1, max_length=500, description="What is being worked towards.")
-    parent_id: str | None = Field(default=None, description="An active goal of yours this one is a step of.")
+    id: Id | None = Field(default=None, description="Your id for the goal; generated if absent.")
+    title: str = Field(
+        min_length=1, max_length=500, description="What is being worked towards.", json_schema_extra=NOT_BLANK
+    )
+    parent_id: Id | None = Field(default=None, description="An active goal of yours this one is a step of.")
 
     @field_validator("title")
     @classmethod

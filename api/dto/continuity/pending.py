@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 
 
 class PendingActionOut(OutModel):
@@ -32,7 +32,7 @@ class PendingActionListOut(OutModel):
 class ResolutionIn(CamelModel):
     """How a pending action was resolved."""
 
-    resolution: str = Field(max_length=2_000)
+    resolution: str = Field(max_length=2_000, json_schema_extra=NOT_BLANK)
 
     @field_validator("resolution")
     @classmethod
@@ -43,4 +43,4 @@ class ResolutionIn(CamelModel):
 class CarryIn(CamelModel):
     """The session a pending action is carried into."""
 
-    session_id: str
+    session_id: Id

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from api.dto.base import CamelModel, JsonBounds, OutModel
+from api.dto.base import CamelModel, Id, JsonBounds, OutModel
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float
@@ -61,7 +61,7 @@ class ProfilePatchIn(CamelModel):
 class PromoteIn(CamelModel):
     """Preference insights to promote into the profile."""
 
-    insight_ids: list[str] = Field(min_length=1, max_length=100)
+    insight_ids: list[Id] = Field(min_length=1, max_length=100)
     names: dict[str, PreferenceName] = Field(
         default_factory=dict, description="insightId → preference name; else named after what it states."
     )

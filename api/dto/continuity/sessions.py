@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, Field, field_validator
+from pydantic import Field, field_validator
 
-from api.dto.base import BoundedJson, CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, BoundedJson, CamelModel, DateTime, Id, OutModel, non_blank
 from api.dto.continuity.bridge import BridgeOut
 from api.dto.continuity.pending import PendingActionOut
 from graph.continuity.sessions import NewSession, SessionEnd
@@ -17,13 +17,13 @@ from graph.continuity.toolcalls import ToolCall
 class SessionIn(CamelModel):
     """A session to start."""
 
-    id: str | None = Field(default=None, description="Your id for the session; generated if absent.")
-    agent_id: str | None = Field(default=None, description="The agent; defaults to the key's agent.")
+    id: Id | None = Field(default=None, description="Your id for the session; generated if absent.")
+    agent_id: Id | None = Field(default=None, description="The agent; defaults to the key's agent.")
     topic: str | None = Field(default=None, max_length=500, description="What the session opens on.")
     opening_message: str | None = Field(
         default=None, max_length=20_000, description="The user's first message."
     )
-    thread_id: str | None = Field(default=None, description="A conversation thread of yours it belongs to.")
+    thread_id: Id | None = Field(default=None, description="A conversation thread of yours it belongs to.")
 
     def to_domain(self) -> NewSession:
         return NewSession(
@@ -38,7 +38,11 @@ class SessionIn(CamelModel):
 class SessionEndIn(CamelModel):
     """How a session ended."""
 
-    summary: str = Field(max_length=4_000, description="2-4 sentences: what was discussed and decided.")
+    summary: str = Field(
+        max_length=4_000,
+        description="2-4 sentences: what was discussed and decided.",
+        json_schema_extra=NOT_BLANK,
+    )
     topics: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50
     )
@@ -121,7 +125,7 @@ class ToolCallIn(CamelModel):
     )
     result_summary: str | None = Field(default=None, max_length=4_000)
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
-    at: AwareDatetime | None = Field(default=None, description="When it was called; now if absent.")
+    at: DateTime | None = Field(default=None, description="When it was called; now if absent.")
     position: int | None = Field(
         default=None,
         ge=1,
@@ -142,7 +146,28 @@ class ToolCallIn(CamelModel):
 class ToolCallsIn(CamelModel):
     """Tool calls to append to a session's log, in the order they were made."""
 
-    items: list[ToolCallIn] = Field(min_length=1, max_length=500)
+    items: list[ToolCallIn] = Field(
+        min_length=1,
+        max_length=500,
+        description="Every call with its `position`, or none with one.",
+        # Not a call with a position beside one without (`not`, which readers that
+        # generate bodies skip, where they would take an `anyOf` branch for the schema).
+        json_schema_extra={
+            "not": {
+                "allOf": [
+                    {"contains": {"required": ["position"], "properties": {"position": {"type": "integer"}}}},
+                    {
+                        "contains": {
+                            "anyOf": [
+                                {"not": {"required": ["position"]}},
+                                {"properties": {"position": {"type": "null"}}},
+                            ]
+                        }
+                    },
+                ]
+            }
+        },
+    )
 
 
 class ToolCallsOut(OutModel):

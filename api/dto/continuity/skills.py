@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, OutModel
+from api.dto.base import CamelModel, Id, OutModel
 from api.dto.continuity import ActorOut
 from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
 
@@ -14,10 +14,10 @@ from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_T
 class SkillIn(CamelModel):
     """A skill to create, or to redefine (its invocation count is kept)."""
 
-    id: str = Field(description="e.g. `starter:wake-up`.")
+    id: Id = Field(description="e.g. `starter:wake-up`.")
     name: str = Field(min_length=1, max_length=MAX_NAME)
     body_md: str = Field(min_length=1, max_length=MAX_BODY, description="The how-to, in markdown.")
-    bundle: str = Field(default="default", description="The set it ships in; lists filter by it.")
+    bundle: Id = Field(default="default", description="The set it ships in; lists filter by it.")
     trigger: str = Field(default="", max_length=MAX_TRIGGER, description="When an agent should load it.")
     tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG)]] = Field(
         default_factory=list, max_length=MAX_TAGS

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, CamelModel, DateTime, OutModel, non_blank
 from graph.continuity.catchup import MAX_PER_SECTION
 from graph.core.principals import Scope
 
@@ -30,7 +30,7 @@ class EntityScopeIn(CamelModel):
 class CatchUpIn(CamelModel):
     """What to catch up on."""
 
-    since: AwareDatetime | None = Field(
+    since: DateTime | None = Field(
         default=None,
         description="An explicit cutoff; else your last saved session, last access, or 24 h ago.",
     )
@@ -109,7 +109,12 @@ class OrientOut(OutModel):
 class BriefIn(CamelModel):
     """The task to be primed for, and how many tokens the bundle may use."""
 
-    task: str = Field(min_length=1, max_length=2_000, description="A short description of the task.")
+    task: str = Field(
+        min_length=1,
+        max_length=2_000,
+        description="A short description of the task.",
+        json_schema_extra=NOT_BLANK,
+    )
     token_budget: int = Field(default=2_000, ge=200, le=32_000, description="Most tokens the text may use.")
 
     @field_validator("task")

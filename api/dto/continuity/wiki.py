@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, CamelModel, OutModel, non_blank
 from graph.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, SavedInsight, SessionSave
 from graph.conversations.models import InsightType
 
@@ -25,12 +25,17 @@ class SavedInsightIn(CamelModel):
 class SessionSaveIn(CamelModel):
     """A session's wiki page: the seed's summary template."""
 
-    summary: str = Field(min_length=1, max_length=10_000, description="What the session did.")
+    summary: str = Field(
+        min_length=1, max_length=10_000, description="What the session did.", json_schema_extra=NOT_BLANK
+    )
     decisions: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
     learnings: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_questions: list[Item] = Field(default_factory=list, max_length=MAX_ITEMS)
     insights: list[SavedInsightIn] = Field(
-        default_factory=list, max_length=MAX_INSIGHTS, description="None, or 3 to 5 typed insights."
+        default_factory=list,
+        max_length=MAX_INSIGHTS,
+        description="None, or 3 to 5 typed insights.",
+        json_schema_extra={"not": {"minItems": 1, "maxItems": 2}},
     )
 
     @field_validator("summary")

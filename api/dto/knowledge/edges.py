@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, OutModel
+from api.dto.base import CamelModel, Id, OutModel
 from api.dto.knowledge.notes import NoteOut
 from graph.knowledge.models import (
     EdgeType,
@@ -17,7 +17,7 @@ class EdgeIn(CamelModel):
     """An edge from the note in the path to ``targetId``."""
 
     type: EdgeType
-    target_id: str = Field(min_length=1, max_length=128)
+    target_id: Id
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     source: KnowledgeSource = KnowledgeSource.INFERRED
     note: str | None = Field(default=None, max_length=2_000)
@@ -30,7 +30,7 @@ class EdgeIn(CamelModel):
 class EdgeBatchItemIn(EdgeIn):
     """An edge with both ends named."""
 
-    source_id: str = Field(min_length=1, max_length=128)
+    source_id: Id
 
 
 class EdgeBatchIn(CamelModel):

@@ -5,10 +5,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from api.dto.base import CamelModel, OutModel, non_blank, unique_tags
+from api.dto.base import (
+    NOT_BLANK,
+    CamelModel,
+    Id,
+    OutModel,
+    Tag,
+    Vector,
+    absent_not_null,
+    non_blank,
+    unique_tags,
+    vector_size,
+)
 from api.dto.knowledge.proposals import ProposalOut, ProposalRefOut
 from graph.core.settings import get_settings
 from graph.knowledge.models import (
@@ -35,15 +46,17 @@ def word_limit(content: str) -> str:
 class NoteIn(CamelModel):
     """A note to create."""
 
-    id: str | None = Field(default=None, description="Your id for the note; generated if absent.")
-    title: str = Field(max_length=300)
-    content: str = Field(max_length=20_000)
+    id: Id | None = Field(default=None, description="Your id for the note; generated if absent.")
+    title: str = Field(max_length=300, json_schema_extra=NOT_BLANK)
+    content: str = Field(max_length=20_000, json_schema_extra=NOT_BLANK)
     type: KnowledgeType
     source: KnowledgeSource = KnowledgeSource.INFERRED
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    tags: list[str] = Field(default_factory=list, max_length=32)
-    embedding: list[float] | None = Field(
-        default=None, description="A precomputed vector of the index dimension; skips the embedder."
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    embedding: Vector | None = Field(
+        default=None,
+        description="A precomputed vector of the index dimension; skips the embedder.",
+        json_schema_extra=vector_size,
     )
     dedupe: bool = Field(
         default=True, description="Fold into an active note at or above the embedder's dedupe threshold."
@@ -96,14 +109,25 @@ class NoteBatchIn(CamelModel):
 class NotePatchIn(CamelModel):
     """Fields to change; absent fields stay as they are."""
 
-    title: str | None = Field(default=None, max_length=300)
-    content: str | None = Field(default=None, max_length=20_000)
-    type: KnowledgeType | None = None
-    source: KnowledgeSource | None = None
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
-    tags: list[str] | None = Field(default=None, max_length=32)
-    status: KnowledgeStatus | None = None
-    source_ref: str | None = Field(default=None, min_length=1, max_length=512)
+    # Each may be left out, none be null: the document says so (no null, at least one field).
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    title: str | None = Field(default=None, max_length=300, json_schema_extra=absent_not_null(NOT_BLANK))
+    content: str | None = Field(default=None, max_length=20_000, json_schema_extra=absent_not_null(NOT_BLANK))
+    type: KnowledgeType | None = Field(default=None, json_schema_extra=absent_not_null())
+    source: KnowledgeSource | None = Field(default=None, json_schema_extra=absent_not_null())
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, json_schema_extra=absent_not_null())
+    tags: list[Tag] | None = Field(default=None, max_length=32, json_schema_extra=absent_not_null())
+    status: KnowledgeStatus | None = Field(
+        default=None,
+        description="active or archived; a note becomes superseded through a supersedes edge.",
+        json_schema_extra=absent_not_null(
+            {"enum": [KnowledgeStatus.ACTIVE.value, KnowledgeStatus.ARCHIVED.value]}
+        ),
+    )
+    source_ref: str | None = Field(
+        default=None, min_length=1, max_length=512, json_schema_extra=absent_not_null()
+    )
 
     @field_validator("title")
     @classmethod

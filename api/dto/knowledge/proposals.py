@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import CamelModel, OutModel, non_blank
+from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 
 
 class ProposedByOut(OutModel):
@@ -106,8 +106,10 @@ class CorrectionPageOut(OutModel):
 class AcknowledgeIn(CamelModel):
     """A session acknowledges a correction."""
 
-    session_id: str = Field(min_length=1, max_length=128)
-    action_taken: str = Field(max_length=2_000, description="What the session did about it.")
+    session_id: Id
+    action_taken: str = Field(
+        max_length=2_000, description="What the session did about it.", json_schema_extra=NOT_BLANK
+    )
 
     @field_validator("action_taken")
     @classmethod

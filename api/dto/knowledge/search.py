@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, OutModel
+from api.dto.base import CamelModel, DateTime, OutModel, Vector, vector_size
 from api.dto.knowledge.edges import EdgeOut, ReachedNoteOut
 from api.dto.knowledge.notes import NoteOut
 from graph.knowledge.models import (
@@ -30,8 +29,8 @@ class FiltersIn(CamelModel):
     min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     status: list[KnowledgeStatus] | None = None
     tags: list[str] | None = None
-    created_after: datetime | None = None
-    created_before: datetime | None = None
+    created_after: DateTime | None = None
+    created_before: DateTime | None = None
 
     def to_domain(self) -> SearchFilters:
         """The domain's view of these filters."""
@@ -58,7 +57,9 @@ class SearchIn(CamelModel):
     direction: Direction = Direction.BOTH
     filters: FiltersIn | None = None
     include_superseded: bool = False
-    embedding: list[float] | None = Field(default=None, description="Search by this vector instead.")
+    embedding: Vector | None = Field(
+        default=None, description="Search by this vector instead.", json_schema_extra=vector_size
+    )
     collapse_by: Literal["sourceRef"] | None = Field(
         default=None,
         description="sourceRef: keep the best hit of each source, so topK fills with distinct "

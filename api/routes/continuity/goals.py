@@ -8,14 +8,15 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.continuity.goals import GoalAbandonIn, GoalCloseIn, GoalIn, GoalOut, GoalPageOut
+from api.dto.cursors import GOALS, GoalCursor
 from api.dto.errors import BODY, answers
 
 router = APIRouter()
 
 
-GoalId = Annotated[str, Path(description="The goal's id.")]
+GoalId = Annotated[Id, Path(description="The goal's id.")]
 
 
 @router.post(
@@ -38,12 +39,14 @@ async def list_goals(
     services: ServicesDep,
     status: Literal["active", "completed", "abandoned"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: GoalCursor | None = None,
 ) -> JSONResponse:
     """Your goal stack: active goals first, the newest on top, then closed ones, the most
     recently closed first."""
     items, next_cursor = await services.goals.list_goals(principal, status=status, limit=limit, cursor=cursor)
-    return JSONResponse(dump(GoalPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(GoalPageOut.model_validate({"items": items, "nextCursor": GOALS.wire(next_cursor)}))
+    )
 
 
 @router.get("/goals/{id}", response_model=GoalOut, response_model_by_alias=True, responses=answers(404))

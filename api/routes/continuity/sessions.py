@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.continuity.bridge import AgentListOut, AgentOut, BridgeConfigOut, BridgeIn, BridgeOut
 from api.dto.continuity.pending import CarryIn, PendingActionListOut, PendingActionOut, ResolutionIn
 from api.dto.continuity.sessions import (
@@ -21,13 +21,14 @@ from api.dto.continuity.sessions import (
     SessionPageOut,
     SessionStartedOut,
 )
+from api.dto.cursors import TIMED, TimedCursor
 from api.dto.errors import BODY, answers
 from graph.core.values import check_id
 
 router = APIRouter()
 
 
-AgentId = Annotated[str, Path(description="The agent's id (as on its API keys).")]
+AgentId = Annotated[Id, Path(description="The agent's id (as on its API keys).")]
 
 
 @router.get("/agents", response_model=AgentListOut, response_model_by_alias=True)
@@ -46,7 +47,7 @@ async def get_agent(id: AgentId, services: ServicesDep) -> AgentOut:  # noqa: A0
     return AgentOut.model_validate(services.agents.get(check_id(id)).model_dump())
 
 
-SessionId = Annotated[str, Path(description="The session's id.")]
+SessionId = Annotated[Id, Path(description="The session's id.")]
 
 
 @router.post(
@@ -91,15 +92,17 @@ async def end_session(
 async def list_sessions(
     principal: PrincipalDep,
     services: ServicesDep,
-    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: str | None = None,
+    cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """Your sessions (one agent's, with `agentId`), newest first."""
     items, next_cursor = await services.sessions.list_sessions(
         principal, agent_id=agent_id, limit=limit, cursor=cursor
     )
-    return JSONResponse(dump(SessionPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(SessionPageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
+    )
 
 
 @router.get("/sessions/{id}", response_model=SessionOut, responses=answers(404))
@@ -108,7 +111,7 @@ async def get_session(id: SessionId, principal: PrincipalDep, services: Services
     return JSONResponse(dump(SessionOut.model_validate(await services.sessions.get(principal, id))))
 
 
-ActionId = Annotated[str, Path(description="The pending action's id.")]
+ActionId = Annotated[Id, Path(description="The pending action's id.")]
 
 
 @router.get("/pending-actions", response_model=PendingActionListOut, response_model_by_alias=True)
@@ -116,7 +119,7 @@ async def list_pending_actions(
     principal: PrincipalDep,
     services: ServicesDep,
     status: Literal["open", "done"] = "open",
-    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
 ) -> JSONResponse:
     """Your pending actions (open ones unless `status=done`), oldest first, each with the

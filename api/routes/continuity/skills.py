@@ -8,14 +8,15 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.continuity.skills import SkillIn, SkillOut, SkillPageOut, SkillWrittenOut
+from api.dto.cursors import SKILLS, SkillCursor
 from api.dto.errors import BODY, answers
 
 router = APIRouter()
 
 
-SkillId = Annotated[str, Path(description="The skill's id, e.g. `starter:wake-up`.")]
+SkillId = Annotated[Id, Path(description="The skill's id, e.g. `starter:wake-up`.")]
 
 
 @router.post(
@@ -36,15 +37,17 @@ async def put_skill(body: SkillIn, principal: PrincipalDep, services: ServicesDe
 async def list_skills(
     principal: PrincipalDep,
     services: ServicesDep,
-    bundle: str | None = None,
+    bundle: Id | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    cursor: str | None = None,
+    cursor: SkillCursor | None = None,
 ) -> JSONResponse:
     """Your skills by id, with their triggers and counts, without their bodies."""
     items, next_cursor = await services.skills.list_skills(
         principal, bundle=bundle, limit=limit, cursor=cursor
     )
-    return JSONResponse(dump(SkillPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(SkillPageOut.model_validate({"items": items, "nextCursor": SKILLS.wire(next_cursor)}))
+    )
 
 
 @router.get("/skills/{id}", response_model=SkillOut, response_model_by_alias=True, responses=answers(404))

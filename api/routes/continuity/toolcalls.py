@@ -14,6 +14,7 @@ from api.dto.continuity.sessions import (
     ToolCallsIn,
     ToolCallsOut,
 )
+from api.dto.cursors import SEQUENCE, SequenceCursor
 from api.dto.errors import BODY, answers
 from api.routes.continuity.sessions import SessionId
 
@@ -52,10 +53,12 @@ async def replay_session(
     principal: PrincipalDep,
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
-    cursor: str | None = None,
+    cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """What an agent did in a session: its tool calls in the order they were recorded (not
     what it wrote; that is the journal, `GET /v1/mutations?sessionId=`)."""
     items, next_cursor = await services.tool_calls.replay(principal, id, limit=limit, cursor=cursor)
-    out = ReplayOut.model_validate({"sessionId": id, "items": items, "nextCursor": next_cursor})
+    out = ReplayOut.model_validate(
+        {"sessionId": id, "items": items, "nextCursor": SEQUENCE.wire(next_cursor)}
+    )
     return JSONResponse(dump(out))

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
+from api.dto.base import Id, dump
 from api.dto.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
+from api.dto.cursors import TIMED, TimedCursor
 from api.dto.errors import BODY, answers
 from api.routes.continuity.sessions import SessionId
 
@@ -40,20 +41,22 @@ async def save_session(
 async def list_wiki(
     principal: PrincipalDep,
     services: ServicesDep,
-    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    cursor: str | None = None,
+    cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """Saved session pages, newest save first (one agent's, with `agentId`)."""
     items, next_cursor = await services.wiki.list_pages(
         principal, agent_id=agent_id, limit=limit, cursor=cursor
     )
-    return JSONResponse(dump(WikiPageListOut.model_validate({"items": items, "nextCursor": next_cursor})))
+    return JSONResponse(
+        dump(WikiPageListOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
+    )
 
 
 @router.get("/wiki/{slug}", response_model=WikiPageOut, response_model_by_alias=True, responses=answers(404))
 async def get_wiki_page(
-    slug: Annotated[str, Path(description="The page's slug.")], principal: PrincipalDep, services: ServicesDep
+    slug: Annotated[Id, Path(description="The page's slug.")], principal: PrincipalDep, services: ServicesDep
 ) -> JSONResponse:
     """One saved session page, with its markdown."""
     return JSONResponse(dump(WikiPageOut.model_validate(await services.wiki.get(principal, slug))))
