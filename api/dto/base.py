@@ -68,9 +68,13 @@ def absent_not_null(extra: dict[str, Any] | None = None) -> Callable[[dict[str, 
     return state
 
 
-#: A time as the document's ``format: date-time`` means it (RFC 3339): a date, a time with
-#: seconds, and its offset from UTC.
-RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+#: A time as the document's ``format: date-time`` means it (RFC 3339: a date, a time with
+#: seconds, and its offset from UTC), within what Python and Neo4j hold: years 0001-9999,
+#: offsets up to 18 hours. Stated as the pattern of every time field.
+RFC3339 = re.compile(
+    r"^(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}"
+    r"(?:\.[0-9]+)?(?:[Zz]|[+-](?:(?:0[0-9]|1[0-7]):[0-5][0-9]|18:00))$"
+)
 
 
 class CamelModel(BaseModel):
@@ -214,11 +218,16 @@ def _date_time_text(value: Any) -> Any:
     its offset, which ``format: date-time`` does not allow."""
     if isinstance(value, datetime) or (isinstance(value, str) and RFC3339.match(value)):
         return value
-    raise ValueError("must be a date and time with its offset (RFC 3339), e.g. 2026-01-31T09:00:00Z")
+    raise ValueError(
+        "must be a date and time with its offset (RFC 3339; years 0001-9999, offsets up to 18:00), "
+        "e.g. 2026-01-31T09:00:00Z"
+    )
 
 
 #: A point in time: RFC 3339 text with its offset, as ``format: date-time`` says.
-DateTime = Annotated[AwareDatetime, BeforeValidator(_date_time_text)]
+DateTime = Annotated[
+    AwareDatetime, BeforeValidator(_date_time_text), Field(json_schema_extra={"pattern": RFC3339.pattern})
+]
 
 
 def _day_text(value: Any) -> Any:

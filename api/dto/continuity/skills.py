@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, Id, OutModel
+from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel
 from api.dto.continuity import ActorOut
 from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
 
@@ -15,11 +15,13 @@ class SkillIn(CamelModel):
     """A skill to create, or to redefine (its invocation count is kept)."""
 
     id: Id = Field(description="e.g. `starter:wake-up`.")
-    name: str = Field(min_length=1, max_length=MAX_NAME)
-    body_md: str = Field(min_length=1, max_length=MAX_BODY, description="The how-to, in markdown.")
+    name: str = Field(min_length=1, max_length=MAX_NAME, json_schema_extra=NOT_BLANK)
+    body_md: str = Field(
+        min_length=1, max_length=MAX_BODY, description="The how-to, in markdown.", json_schema_extra=NOT_BLANK
+    )
     bundle: Id = Field(default="default", description="The set it ships in; lists filter by it.")
     trigger: str = Field(default="", max_length=MAX_TRIGGER, description="When an agent should load it.")
-    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG)]] = Field(
+    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG, json_schema_extra=NOT_BLANK)]] = Field(
         default_factory=list, max_length=MAX_TAGS
     )
 

@@ -11,14 +11,14 @@ from api.dto.base import NOT_BLANK, CamelModel, OutModel, non_blank
 from graph.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, SavedInsight, SessionSave
 from graph.conversations.models import InsightType
 
-Item = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
+Item = Annotated[str, StringConstraints(min_length=1, max_length=2_000), Field(json_schema_extra=NOT_BLANK)]
 
 
 class SavedInsightIn(CamelModel):
     """A typed insight the session yielded."""
 
     type: InsightType
-    content: str = Field(min_length=1, max_length=2_000)
+    content: str = Field(min_length=1, max_length=2_000, json_schema_extra=NOT_BLANK)
     confidence: float = Field(default=0.9, ge=0.0, le=1.0, description="How sure the agent is.")
 
 
