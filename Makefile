@@ -24,9 +24,11 @@ setup: $(SETUP)
 run: setup
 	$(BIN)/ctxnet serve
 
-## test: the whole suite (unit + integration) against a real Neo4j, started if none runs
+## test: the whole suite (unit + integration) against a real Neo4j, started if none runs:
+## tests that use their own users side by side in $(WORKERS) workers, then the serial ones alone
+WORKERS ?= 2
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/python -m tests.support.suite --workers $(WORKERS) -q $(ARGS)
 
 ## unit: only the tests that need no database
 unit: $(SETUP)

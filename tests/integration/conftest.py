@@ -1,13 +1,18 @@
 """Integration fixtures: the real Neo4j (started here if none runs) and the real API over HTTP.
 
 Every test works as its own freshly made user and forgets that user afterwards, so
-tests neither see nor disturb each other's data.
+tests neither see nor disturb each other's data, and may run side by side in pytest-xdist
+workers (``make test``). A test that needs the machine to itself is marked ``serial``
+(see :data:`SERIAL_FIXTURES` and ``tests/support/suite.py``) and runs after them, alone.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, LiteralString
@@ -25,6 +30,49 @@ from graph.core.schema import migrate
 from graph.core.settings import Settings
 from graph.core.users import forget_user
 from tests.support.servers import ApiProcess, running_api
+from tests.support.suite import SERIAL_FILES_ENV
+
+#: Fixtures of tests that must have the machine to themselves: they start a Neo4j of their
+#: own (a second JVM on two cores), kill or restart servers, or drive a browser. A test that
+#: uses one is marked ``serial``; other such tests carry ``@pytest.mark.serial`` themselves.
+SERIAL_FIXTURES = {"private_settings", "private_neo4j", "private_db", "chromium"}
+INTEGRATION = Path(__file__).resolve().parent
+
+
+#: The longest tests (a minute or so each on 2 cores), started first: side by side in
+#: ``make test`` they then run while the many short tests fill the other worker, instead of
+#: one of them being left to run alone at the end. Only the order depends on this list.
+LONGEST = (
+    "core/test_answer_sizes.py::",
+    "core/test_fuzz.py::",
+    "::test_a_killed_import_resumes",
+    "core/test_bounds.py::test_a_note_with_300_merges",
+    "knowledge/test_truth_properties.py::",
+    "core/test_cli.py::test_serve_runs_several_workers",
+    "::test_jsonl_and_csv_and_the_command_line",
+    "::test_export_import_export",
+)
+
+
+def _started_first(item: pytest.Item) -> int:
+    return next((i for i, name in enumerate(LONGEST) if name in item.nodeid), len(LONGEST))
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by these marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test here ``integration``, and those using :data:`SERIAL_FIXTURES` ``serial``;
+    start the :data:`LONGEST` first."""
+    items.sort(key=_started_first)  # stable: the rest keep their order
+    for item in items:
+        if INTEGRATION in item.path.parents:
+            item.add_marker(pytest.mark.integration)
+            if SERIAL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+                item.add_marker(pytest.mark.serial)
+    # tests/support/suite.py's second part collects only the files that hold serial tests.
+    listing = os.environ.get(SERIAL_FILES_ENV)
+    if listing and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        files = sorted({str(item.path) for item in items if item.get_closest_marker("serial")})
+        Path(listing).write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -32,9 +80,31 @@ def settings() -> Settings:
     return Settings()
 
 
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (made if missing) for the block."""
+    with path.open("a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The folder every pytest-xdist worker of this run shares; ``None`` outside xdist."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return None
+    return tmp_path_factory.getbasetemp().parent
+
+
 @pytest.fixture(scope="session")
-def neo4j_server(settings: Settings) -> Iterator[None]:
-    """The project's local Neo4j: started if it is not running, and then stopped afterwards."""
+def neo4j_server(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The project's local Neo4j: started if it is not running, and then stopped afterwards.
+
+    Under pytest-xdist the workers count themselves in and out in a shared folder: the first
+    starts it (``LocalNeo4j.start`` takes a lock of its own, so two never both start one) and
+    the last to leave stops it, if this run started it, never under another worker's feet."""
     if settings.neo4j_uri is not None:  # an external server was configured
         yield
         return
@@ -48,12 +118,29 @@ def neo4j_server(settings: Settings) -> Iterator[None]:
             )
         yield  # a Neo4j we did not start already serves this port: use it, leave it running
         return
-    started = local.start()
+    shared = _shared_folder(tmp_path_factory)
+    if shared is None:
+        started = local.start()
+        try:
+            yield
+        finally:
+            if started:
+                local.stop()
+        return
+    users, ours = shared / "neo4j-users", shared / "neo4j-started-by-this-run"
+    with _locked(shared / "neo4j.lock"):
+        if local.start():
+            ours.touch()
+        users.write_text(str(int(users.read_text() or 0) + 1 if users.exists() else 1))
     try:
         yield
     finally:
-        if started:
-            local.stop()
+        with _locked(shared / "neo4j.lock"):
+            left = int(users.read_text()) - 1
+            users.write_text(str(left))
+            if left == 0 and ours.exists():
+                ours.unlink()
+                local.stop()
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -9,6 +9,8 @@ import json
 import time
 from typing import Any
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import Jobs, JobWork
@@ -82,6 +84,7 @@ async def test_a_note_with_300_merges_answers_small_everywhere(make_caller: Make
     assert (await alice.http.get("/v1/knowledge/nothing/merges")).status_code == 404
 
 
+@pytest.mark.serial  # it times the batch: alone, so other tests' load does not count
 async def test_a_1000_item_batch_folded_into_one_note_answers_fast_and_small(make_caller: MakeCaller) -> None:
     alice = await make_caller(Role.AGENT, agent_id="writer")
     assert (await alice.http.post("/v1/knowledge", json=twin(0, WORDS[:400]))).status_code == 201
