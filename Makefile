@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SETUP  := $(VENV)/.setup-complete
 
-.PHONY: setup run test unit lint bench fuzz openapi neo4j-start neo4j-stop neo4j-status clean
+.PHONY: setup run test test-quick unit lint bench fuzz openapi neo4j-start neo4j-stop neo4j-status clean
 
 # Virtual environment, packages and model files; redone only when pyproject.toml changes.
 $(SETUP): pyproject.toml
@@ -29,6 +29,11 @@ run: setup
 WORKERS ?= 2
 test: setup
 	$(BIN)/python -m tests.support.suite --workers $(WORKERS) -q $(ARGS)
+
+## test-quick: the unit tests and a smoke pass over each domain, for the inner loop (~1 min; one
+## process: for so few tests, workers would cost more to start than they save)
+test-quick: setup
+	$(BIN)/pytest -q -m 'smoke or not integration' $(ARGS)
 
 ## unit: only the tests that need no database
 unit: $(SETUP)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from graph.continuity.tokens import TokenCounter
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
@@ -99,6 +101,7 @@ async def test_a_brief_holds_the_four_sections_for_the_task(make_caller: MakeCal
     assert all(f"(id {i})" not in tight["text"] for s, i in left_out if s in ("decisions", "knowledge"))
 
 
+@pytest.mark.smoke
 async def test_bad_briefs_and_other_users(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="releaser")
     await seed(agent)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import MakeCaller
 
@@ -84,6 +86,7 @@ async def test_goal_input_is_checked_and_ids_are_idempotent(make_caller: MakeCal
     assert (await alice.http.get("/v1/goals", params={"cursor": "nonsense"})).status_code == 422
 
 
+@pytest.mark.smoke
 async def test_concurrent_pushes_of_one_user_and_other_users(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     answers = await asyncio.gather(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller, inspect
@@ -79,6 +81,7 @@ async def test_read_replace_and_patch_with_who_changed_what(make_caller: MakeCal
     assert seqs == sorted(seqs) and len(set(seqs)) == 4
 
 
+@pytest.mark.smoke
 async def test_bad_profiles_get_a_422_naming_the_field(make_caller: MakeCaller) -> None:
     person = await make_caller()
     for body, field in [

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller
 
@@ -82,6 +84,7 @@ async def test_concurrent_appends_to_one_session_get_every_position_once(make_ca
         assert len({c["tool"] for c in mine}) == 1 and [c["arguments"]["i"] for c in mine] == list(range(5))
 
 
+@pytest.mark.smoke
 async def test_calls_with_positions_are_appended_once(make_caller: MakeCaller) -> None:
     """A retried append (or an import of an export) gives positions: the calls the log holds
     are repeats, another tool at a held position or a gap is a 409, bad positions a 422, and

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller, inspect
@@ -53,6 +55,7 @@ async def test_an_agents_sessions_with_a_user_form_one_chain(make_caller: MakeCa
     assert sorted(every) == sorted([s["id"] for s in started] + [other["id"]]) and len(set(every)) == 4
 
 
+@pytest.mark.smoke
 async def test_ending_records_the_summary_and_leaves_pending_actions_open(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="engineering-assistant")
     session = (await agent.http.post("/v1/sessions", json={"topic": "caching"})).json()["session"]

@@ -7,6 +7,8 @@ import asyncio
 import subprocess
 import sys
 
+import pytest
+
 from graph.continuity.skills import starter_skills
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import MakeCaller
@@ -21,6 +23,7 @@ SKILL = {
 }
 
 
+@pytest.mark.smoke
 async def test_skills_are_written_listed_read_and_loaded(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="ops")
     made = await agent.http.post("/v1/skills", json=SKILL)

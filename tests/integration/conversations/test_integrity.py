@@ -82,6 +82,7 @@ async def test_the_loop_never_overrides_nor_resurrects_a_persons_change(make_cal
     assert len((await alice.http.get("/v1/knowledge")).json()["items"]) == 2
 
 
+@pytest.mark.smoke
 async def test_pipeline_writes_carry_the_system_role(make_caller: MakeCaller, db: Database) -> None:
     alice = await make_caller(role=Role.HUMAN)
     await open_thread(alice, "t", "Billing platform", CONVERSATION)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.embeddings import embedder_dimension
 from graph.core.principals import Role
@@ -63,6 +65,7 @@ async def test_an_insight_is_kept_as_given_and_once(make_caller: MakeCaller) -> 
     assert journal[0]["after"]["extractor"] == "my-llm-v2"
 
 
+@pytest.mark.smoke
 async def test_notes_made_from_it_are_linked_and_not_made_again(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     await thread(alice)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from graph.core.db import Database
 from tests.integration.conftest import MakeCaller
 
@@ -12,6 +14,7 @@ def msg(role: str, content: str, **extra: Any) -> dict[str, Any]:
     return {"role": role, "content": content, **extra}
 
 
+@pytest.mark.smoke
 async def test_threads_create_get_list_link(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     first = await alice.http.post(
@@ -57,6 +60,7 @@ async def test_threads_create_get_list_link(make_caller: MakeCaller) -> None:
     assert (await alice.http.get("/v1/threads/t1")).json()["relatedThreads"] == []
 
 
+@pytest.mark.smoke
 async def test_messages_append_in_order_and_idempotently(make_caller: MakeCaller, db: Database) -> None:
     alice = await make_caller()
     await alice.http.post("/v1/threads", json={"id": "chat", "topic": "Deploy plans"})

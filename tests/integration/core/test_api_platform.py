@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from graph.core.db import Database
 from graph.core.principals import ApiKeys, Role
@@ -27,6 +28,7 @@ def test_ready_reports_neo4j_schema_and_embedder(anonymous: httpx.Client) -> Non
     assert body["embedder"] == "bge-small-en-v1.5-onnx-int8"
 
 
+@pytest.mark.smoke
 def test_v1_without_a_key_is_401_with_a_clear_body(anonymous: httpx.Client) -> None:
     response = anonymous.get("/v1/me")
     assert response.status_code == 401
@@ -44,6 +46,7 @@ def test_a_bad_or_malformed_key_is_401(anonymous: httpx.Client) -> None:
     assert basic.status_code == 401
 
 
+@pytest.mark.smoke
 async def test_a_key_resolves_to_its_principal(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="claude-code")
     response = await agent.http.get("/v1/me")

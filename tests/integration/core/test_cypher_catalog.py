@@ -36,6 +36,7 @@ def test_every_cypher_file_plans_with_explain(name: str, settings: Settings, neo
     assert summary.plan is not None, f"cypher/{name}.cypher produced no plan"
 
 
+@pytest.mark.smoke
 def test_every_query_file_is_loaded_by_the_code() -> None:
     source = "\n".join(
         path.read_text() for folder in ("graph", "api", "ctxnet") for path in (ROOT / folder).rglob("*.py")

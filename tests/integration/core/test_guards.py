@@ -9,12 +9,15 @@ import random
 import string
 from collections.abc import AsyncIterator
 
+import pytest
+
 from tests.integration.conftest import MakeCaller
 
 DIMENSION = 384
 NOTE = {"title": "Guarded", "content": "A note behind the guards.", "type": "fact", "dedupe": False}
 
 
+@pytest.mark.smoke
 async def test_bodies_that_are_not_json_are_415(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     body = json.dumps({"items": [NOTE]})

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller, inspect
@@ -68,6 +70,7 @@ async def test_continuity_writes_are_journaled_with_their_actor(
     ])  # fmt: skip
 
 
+@pytest.mark.smoke
 async def test_the_journal_filters_and_pages(make_caller: MakeCaller) -> None:
     agent = await make_caller(Role.AGENT, agent_id="assistant")
     person = await make_caller(Role.HUMAN, user_id=agent.user_id)

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -26,6 +27,7 @@ def value(scrape: dict[tuple[str, frozenset[tuple[str, str]]], float], name: str
     return scrape.get((name, frozenset(labels.items())), 0.0)
 
 
+@pytest.mark.smoke
 async def test_metrics_count_requests_by_route_template_and_time_neo4j_and_the_embedder(
     make_caller: MakeCaller, anonymous: httpx.Client
 ) -> None:

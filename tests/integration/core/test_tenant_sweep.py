@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.integration.conftest import MakeCaller
 from tests.support.sweep import seed_everything, snapshot, sweep
@@ -32,6 +33,7 @@ OWN_NAMES = {
 }
 
 
+@pytest.mark.smoke
 async def test_no_operation_reaches_another_users_data(make_caller: MakeCaller, api: Any) -> None:
     alice, mallory = await make_caller(), await make_caller()
     token = f"zq{uuid.uuid4().hex[:10]}"  # in alice's texts only (ids are echoed in 404s)

@@ -14,6 +14,7 @@ from tests.integration.conftest import MakeCaller, correct_and_propose
 from tests.support.servers import ApiProcess
 
 
+@pytest.mark.smoke
 async def test_the_sync_client_writes_reads_searches_and_pages(
     make_caller: MakeCaller, api: ApiProcess
 ) -> None:
@@ -66,6 +67,7 @@ async def test_the_sync_client_writes_reads_searches_and_pages(
         assert mutation["actor"]["sessionId"] == "s-client"
 
 
+@pytest.mark.smoke
 async def test_a_write_a_correction_holds_back_raises_proposed(
     make_caller: MakeCaller, api: ApiProcess
 ) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.integration.conftest import MakeCaller
 from tests.integration.knowledge.seeding import link, note, seed, status_of
 
 
+@pytest.mark.smoke
 async def test_edges_create_list_delete(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     await seed(

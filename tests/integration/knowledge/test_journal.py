@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from graph.core.db import Database
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller, inspect
@@ -20,6 +22,7 @@ async def journal(caller: Caller, **params: Any) -> list[dict[str, Any]]:
     return list(response.json()["items"])
 
 
+@pytest.mark.smoke
 async def test_a_create_is_journaled_with_its_fields_and_actor(make_caller: MakeCaller, db: Database) -> None:
     agent = await make_caller(Role.AGENT, agent_id="scribe")
     assert (await agent.http.post("/v1/sessions", json={"id": "s1"})).status_code == 201

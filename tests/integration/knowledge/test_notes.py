@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import numpy as np
+import pytest
 
 from graph.core.db import Database
 from graph.core.users import find_orphans
@@ -25,6 +26,7 @@ async def count_nodes(db: Database, user_id: str) -> int:
     return int(rows[0]["mine"])
 
 
+@pytest.mark.smoke
 async def test_create_then_get(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     body = note(
@@ -110,6 +112,7 @@ async def test_create_is_idempotent_by_id(make_caller: MakeCaller) -> None:
     assert changed.json()["error"]["field"] == "id"
 
 
+@pytest.mark.smoke
 async def test_near_duplicates_update_the_existing_note(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     original = await create(

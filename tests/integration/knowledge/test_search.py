@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 from graph.core.db import Database
 from graph.core.tenancy import tenant_key
@@ -173,6 +174,7 @@ async def test_collapse_by_source_ref_fills_top_k_with_distinct_sources(make_cal
     assert bad.status_code == 422 and "collapseBy" in bad.text
 
 
+@pytest.mark.smoke
 async def test_a_note_keeps_where_it_came_from(make_caller: MakeCaller) -> None:
     alice = await make_caller()
     made = await alice.http.post(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.knowledge.seeding import link, note
@@ -82,6 +84,7 @@ async def test_an_agent_cannot_patch_deleted_text_into_another_note(make_caller:
     assert (await fields(person, "other"))["title"] == "Coffee"  # type: ignore[index]
 
 
+@pytest.mark.smoke
 async def test_a_persons_undo_of_an_agents_update_keeps_the_text_it_took_away(
     make_caller: MakeCaller,
 ) -> None:

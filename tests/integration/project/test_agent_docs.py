@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller
 
@@ -113,6 +115,7 @@ async def test_instructions_stay_within_their_budget_newest_first(make_caller: M
     assert over.status_code == 422 and over.json()["error"]["field"] == "tokenBudget"
 
 
+@pytest.mark.smoke
 async def test_concurrent_doc_writes_and_other_users(make_caller: MakeCaller) -> None:
     alice = await make_caller(Role.HUMAN)
     bob = await make_caller(Role.HUMAN)

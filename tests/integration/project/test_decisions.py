@@ -37,6 +37,7 @@ async def instructions(caller: Caller, agent: str) -> dict[str, Any]:
     return body
 
 
+@pytest.mark.smoke
 async def test_record_read_supersede_and_the_instructions_follow(make_caller: MakeCaller) -> None:
     person = await make_caller(Role.HUMAN)
     for agent, base in (("coder", "You write the code."), ("reviewer", "You review changes.")):
@@ -158,6 +159,7 @@ async def test_record_read_supersede_and_the_instructions_follow(make_caller: Ma
     assert (await person.http.get("/v1/decisions/nothing")).status_code == 404
 
 
+@pytest.mark.smoke
 async def test_patterns_and_constraints(make_caller: MakeCaller) -> None:
     person = await make_caller(Role.HUMAN)
     made = await person.http.post(

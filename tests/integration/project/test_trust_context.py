@@ -102,6 +102,7 @@ async def test_an_agents_decision_reaches_other_agents_only_once_a_person_approv
     assert (await person.http.get("/v1/decisions/adr-mine")).json()["supersededBy"] == ["adr-agent"]
 
 
+@pytest.mark.smoke
 async def test_an_agent_key_writes_only_its_own_docs(make_caller: MakeCaller) -> None:
     person = await make_caller(Role.HUMAN)
     coder = await make_caller(Role.AGENT, agent_id="coder", user_id=person.user_id)

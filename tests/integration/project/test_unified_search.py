@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from graph.core.principals import Role, Scope
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.project.test_decisions import extracted, thread
@@ -92,6 +94,7 @@ async def test_one_ranking_across_the_layers(make_caller: MakeCaller) -> None:
     assert [r["item"]["id"] for r in top] == order[:2]
 
 
+@pytest.mark.smoke
 async def test_bad_input_other_users_and_scoped_keys(make_caller: MakeCaller) -> None:
     alice = await make_caller(Role.HUMAN)
     await fill(alice)
