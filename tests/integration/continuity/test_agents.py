@@ -95,9 +95,12 @@ async def test_agents_come_from_the_file_and_edits_apply_without_a_restart(
 
         # A bad edit: logged, and the last good configuration stays.
         _rewrite(agents_file, FIRST.replace("recentSessions: 3", "recentSessions: lots"))
-        time.sleep(2.5)
+        deadline = time.monotonic() + 10
+        while "agents file not reloaded" not in configured_api.log():  # a request has it read
+            assert _bridge_of(http, "engineering-assistant")["contextBridge"]["recentSessions"] == 5  # type: ignore[index]
+            assert time.monotonic() < deadline, "the bad edit was never read"
+            time.sleep(0.2)
         assert _bridge_of(http, "engineering-assistant")["contextBridge"]["recentSessions"] == 5  # type: ignore[index]
-        assert "agents file not reloaded" in configured_api.log()
         assert "line 6: agents.0.contextBridge.recentSessions" in configured_api.log()
 
 
