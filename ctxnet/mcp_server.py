@@ -205,7 +205,8 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
     add_tool(
         server, tools, "remember",
         "Store one atomic note (a fact, concept, procedure or decision, at most 300 words). A note "
-        "nearly identical to one you have is folded into it, not duplicated.",
+        "nearly identical to one you have is folded into it, not duplicated; one that changes a "
+        "value of it (a number, a date, a name) supersedes it.",
         post("/v1/knowledge"), model=NoteIn,
     )  # fmt: skip
     add_tool(

@@ -74,7 +74,11 @@ def proposed(proposal: dict[str, Any]) -> JSONResponse:
     ),
 )
 async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
-    """Create an atomic note (or fold it into an active note with cosine >= 0.95).
+    """Create an atomic note, or fold it into an active note it restates (cosine at or above
+    the embedder's dedupe threshold, 0.92 for the default one): `mergedInto` names it. A
+    near-twin that changes a value (a number, a time, a date, a name, a negation) is an
+    update, never folded: it is created and `supersedes` the note it changes (or, when a
+    name changed beside another value, `conflictsWith` it).
 
     An agent's create of a twin of a note a person deleted from an agent, or a merge that
     would move fields a person corrected, is not applied: 202 with the proposal."""
@@ -86,6 +90,8 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
             "node": result.node,
             "mergedInto": result.merged_into,
             "alreadyMerged": result.already_merged or None,
+            "supersedes": result.supersedes,
+            "conflictsWith": result.conflicts_with,
         }
     )
     return JSONResponse(dump(out), status_code=201 if result.created else 200)
@@ -114,8 +120,8 @@ async def create_notes(
 ) -> JSONResponse:
     """Create up to 1,000 notes in one transaction: all of them, or none. Each item answers
     its outcome and ids, not the note: `{id, outcome: created|existing|merged|proposed,
-    mergedInto?, alreadyMerged?, proposal?: {id, status}}`. A note an agent may not write
-    (see the single create) is `proposed`."""
+    mergedInto?, alreadyMerged?, supersedes?, conflictsWith?, proposal?: {id, status}}`. A
+    note an agent may not write (see the single create) is `proposed`."""
     results = await knowledge.notes.create(principal, [n.to_domain() for n in body.items], batch=True)
     # Outcomes and ids only: a batch folded into one note must not repeat that note (with its
     # merge records) once per item. Built in the documented shape, not re-validated.

@@ -69,7 +69,8 @@ def batch_result_view(result: CreateResult, requested_id: str | None) -> dict[st
     ``outcome`` is ``created`` (``id``: the new note), ``existing`` (the id existed with the
     same fields), ``merged`` (``id``: the id asked for, if any; ``mergedInto``: the twin;
     ``alreadyMerged`` when an earlier create of that id was folded and this one changed
-    nothing) or ``proposed`` (``proposal``: its id and status)."""
+    nothing) or ``proposed`` (``proposal``: its id and status); a created note that updates a
+    near-twin names it (``supersedes`` or ``conflictsWith``)."""
     if result.proposal is not None:
         view: dict[str, Any] = {"outcome": "proposed"}
         if requested_id is not None:
@@ -85,7 +86,12 @@ def batch_result_view(result: CreateResult, requested_id: str | None) -> dict[st
             view["alreadyMerged"] = True
         return view
     assert result.node is not None  # noqa: S101 - a create that is not a proposal has its note
-    return {"id": result.node["id"], "outcome": "created" if result.created else "existing"}
+    view = {"id": result.node["id"], "outcome": "created" if result.created else "existing"}
+    if result.supersedes:
+        view["supersedes"] = result.supersedes
+    if result.conflicts_with:
+        view["conflictsWith"] = result.conflicts_with
+    return view
 
 
 def written_by(role: str | None, agent_id: str | None, person_fields: list[str] | None) -> dict[str, Any]:

@@ -224,6 +224,16 @@ class CreatedNoteOut(OutModel):
         default=None,
         description="True when an earlier create of this id was merged (this one changed nothing).",
     )
+    supersedes: Id | None = Field(
+        default=None,
+        description="created: the note this one updates (a near-twin that changed a value; it is now "
+        "superseded, not folded in).",
+    )
+    conflicts_with: Id | None = Field(
+        default=None,
+        description="created: the near-twin this one conflicts with (a name changed beside another "
+        "value: both stay active, joined by a conflictsWith edge).",
+    )
     proposal: ProposalOut | None = None
 
 
@@ -242,6 +252,16 @@ class NoteBatchItemOut(OutModel):
     already_merged: bool | None = Field(
         default=None,
         description="merged: true when an earlier create of this id was merged (this one changed nothing).",
+    )
+    supersedes: Id | None = Field(
+        default=None,
+        description="created: the note this one updates (a near-twin that changed a value; it is now "
+        "superseded, not folded in).",
+    )
+    conflicts_with: Id | None = Field(
+        default=None,
+        description="created: the near-twin this one conflicts with (a name changed beside another "
+        "value: both stay active, joined by a conflictsWith edge).",
     )
     proposal: ProposalRefOut | None = None
 

@@ -45,7 +45,7 @@ async def test_a_new_value_supersedes_the_old_note_instead_of_folding_into_it(
 
     second = await alice.http.post("/v1/knowledge", json=note(NEW, id="port-new", tags=["staging"]))
     assert second.status_code == 201, second.text  # created, not merged
-    assert "mergedInto" not in second.json()
+    assert "mergedInto" not in second.json() and second.json()["supersedes"] == "port"
     assert second.json()["node"]["id"] == "port-new"
     assert second.json()["node"]["content"] == NEW
     assert second.json()["node"]["tags"] == ["staging"]
@@ -86,6 +86,7 @@ async def test_which_is_current_unclear_the_two_conflict_and_both_stay(make_call
     assert (await alice.http.post("/v1/knowledge", json=note(q3, id="q3"))).status_code == 201
     made = await alice.http.post("/v1/knowledge", json=note(q4, id="q4"))
     assert made.status_code == 201, made.text
+    assert made.json()["conflictsWith"] == "q3" and "supersedes" not in made.json()
     assert (await get(alice, "q3"))["status"] == "active"
     assert (await get(alice, "q4"))["status"] == "active"
     assert await edges(alice, "q4") == [("q4", "conflictsWith", "q3")]
@@ -99,6 +100,7 @@ async def test_a_batch_keeps_each_value_and_links_the_later_to_the_earlier(make_
     outcomes = [(r["id"], r["outcome"], r.get("mergedInto")) for r in made.json()["results"]]
     # b3 restates b1 word for word: it folds into b1 (which b2 superseded), as before.
     assert outcomes[:2] == [("b1", "created", None), ("b2", "created", None)]
+    assert made.json()["results"][1]["supersedes"] == "b1"
     assert (await get(alice, "b2"))["content"] == NEW
     assert ("b2", "supersedes", "b1") in await edges(alice, "b2")
 
