@@ -7,6 +7,7 @@ local OpenAI-compatible stub (through the real openai client) for the LLM path.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -227,7 +228,7 @@ def answer(*insights: tuple[str, str, float, str]) -> dict[str, Any]:
 
 
 async def test_llm_pipeline_scripted_answers(stub: OpenAIStub, llm_api: ApiProcess, db: Database) -> None:
-    user = "llm-pipeline-user"
+    user = f"llm-pipeline-{uuid.uuid4().hex[:12]}"  # a fresh user, as make_caller makes
     _, key = await ApiKeys(db).create(user, Role.AGENT, agent_id="planner")
     async with httpx.AsyncClient(
         base_url=llm_api.base_url, headers={"Authorization": f"Bearer {key}"}

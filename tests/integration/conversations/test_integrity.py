@@ -8,6 +8,7 @@ import asyncio
 import os
 import signal
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,7 +194,7 @@ def slow_llm() -> Iterator[OpenAIStub]:
 async def test_a_job_whose_process_dies_is_failed_within_its_lease(
     slow_llm: OpenAIStub, db: Database, tmp_path: Path, api: ApiProcess
 ) -> None:
-    user = "job-lease-user"
+    user = f"job-lease-{uuid.uuid4().hex[:12]}"  # a fresh user, as make_caller makes
     _, key = await ApiKeys(db).create(user, Role.AGENT, agent_id="planner")
     env = {
         "CTXNET_EXTRACTOR": "llm",
