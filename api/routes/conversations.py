@@ -73,20 +73,22 @@ async def get_thread(id: Id, principal: PrincipalDep, conversations: Conversatio
     return JSONResponse(dump(ThreadOut.model_validate(thread)))
 
 
-@router.post("/threads/{id}/links", status_code=204, responses=answers(404, *BODY))
+@router.post("/threads/{id}/links", status_code=204, responses=answers(404, 409, *BODY))
 async def link_threads(
     id: Id, body: ThreadLinkIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
-    """Relate two threads."""
+    """Relate two threads. A thread linked to itself is a 409 (`threadId`): the request
+    names the thread it conflicts with."""
     await conversations.threads.link(principal, id, body.thread_id)
     return Response(status_code=204)
 
 
-@router.delete("/threads/{id}/links/{other_id}", status_code=204, responses=answers(404))
+@router.delete("/threads/{id}/links/{other_id}", status_code=204, responses=answers(404, 409))
 async def unlink_threads(
     id: Id, other_id: Id, principal: PrincipalDep, conversations: ConversationsDep
 ) -> Response:  # noqa: A002
-    """Remove the relation between two threads."""
+    """Remove the relation between two threads; a thread unlinked from itself is a 409
+    (`threadId`), as linking it is."""
     await conversations.threads.link(principal, id, other_id, remove=True)
     return Response(status_code=204)
 
@@ -100,7 +102,9 @@ async def unlink_threads(
 async def append_messages(
     id: Id, body: MessagesIn, principal: PrincipalDep, conversations: ConversationsDep
 ) -> JSONResponse:  # noqa: A002
-    """Append messages in order (idempotent by message id) → the messages as stored."""
+    """Append messages in order → the messages as stored, each once. Idempotent by message
+    id: an id the thread holds, or one listed earlier in the same append, is skipped when
+    its role and content are the same, and a 409 (`messages.<i>.id`) when they differ."""
     items = await conversations.threads.append(principal, id, [m.to_domain() for m in body.messages])
     return JSONResponse(dump(MessagePageOut.model_validate({"items": items})), status_code=201)
 
@@ -164,7 +168,12 @@ async def record_insights(
 ) -> JSONResponse:
     """Record insights found outside the service (your own extractor, or an export read back)
     as extraction stores them: keyed by message, type and content (sending one again changes
-    nothing), embedded unless a vector is given → 201 when any is new, else 200."""
+    nothing), embedded unless a vector is given → 201 when any is new, else 200. An item
+    repeating an earlier one of the same request (the same message, type and content) folds
+    into it as a later request's repeat would: one insight, answered for both items (the
+    repeat with `created` false), its notes linked too. 409 for an id the user's insights,
+    or another item, hold with other message, type or content, and for one insight given two
+    ids."""
     recorded = await conversations.insights.record(principal, id, [i.to_domain() for i in body.items])
     items = [{**insight, "created": created} for insight, created in recorded]
     status = 201 if any(created for _, created in recorded) else 200

@@ -87,7 +87,11 @@ async def list_corrections(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
     unacknowledged: Annotated[
-        bool, Query(description="Only those of the window this session has not acknowledged.")
+        bool,
+        Query(
+            description="Only the active ones of the window not acknowledged: by `sessionId` if "
+            "given, else by any session of the key's agent (a person's key: by any session)."
+        ),
     ] = False,
     session_id: Annotated[Id | None, Query(alias="sessionId")] = None,
     target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
@@ -95,8 +99,11 @@ async def list_corrections(
     cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """People's corrections of agent-written notes, newest first. An agent starting a
-    session asks `?unacknowledged=true&sessionId=<its session>`: every correction of the
-    last days (`CTXNET_CORRECTION_WINDOW_DAYS`, 7) that this session has not acknowledged."""
+    session asks `?unacknowledged=true&sessionId=<its session>`: every active correction of
+    the last days (`CTXNET_CORRECTION_WINDOW_DAYS`, 7) that this session has not
+    acknowledged. Without `sessionId`, `unacknowledged=true` lists those of the window that no
+    session has acknowledged: no session of the key's agent (an agent's key), no session at
+    all (a person's key)."""
     items, next_cursor = await knowledge.corrections.list_corrections(
         principal, unacknowledged=unacknowledged, session_id=session_id, target_id=target_id,
         limit=limit, cursor=cursor,

@@ -254,7 +254,7 @@ async def connect(
 ) -> JSONResponse:
     """Create a typed edge from this note to another of the caller's notes. An agent's
     `supersedes` edge that would mark superseded a note whose status a person set answers 202
-    with a proposal instead."""
+    with a proposal instead. A note connected to itself is a 409 (`targetId`)."""
     check_id(id)
     result = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
     if isinstance(result, Proposed):
@@ -318,7 +318,8 @@ async def disconnect(
     ),
 )
 async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
-    """Create up to 1,000 edges in one transaction: all of them, or none."""
+    """Create up to 1,000 edges in one transaction: all of them, or none. An item connecting
+    a note to itself is a 409 (`items.<i>.targetId`)."""
     edges = [item.to_domain(item.source_id) for item in body.items]
     results = await knowledge.edges.connect(principal, edges, batch=True)
     if isinstance(results, Proposed):

@@ -150,7 +150,8 @@ async def supersede_decision(
 ) -> JSONResponse:
     """Decision `byId` supersedes this one: a `supersedes` edge from it, which marks this one
     superseded; it leaves its agents' instructions at once (`refreshedAgents`). Again: the
-    same answer, nothing changes. 409 if it would close a loop of supersedes edges. An agent's
+    same answer, nothing changes. 409 if it would close a loop of supersedes edges, or if
+    `byId` is this decision (`byId`: a decision does not supersede itself). An agent's
     supersede of a decision a person recorded or approved waits as a proposal (202)."""
     recorded = await services.project.supersede(principal, id, body.by_id)
     if (held := _proposed(recorded)) is not None:

@@ -33,8 +33,8 @@ from graph.conversations.insight_recall import close_enough
 from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import EmbeddingError, Forbidden, InvalidInput
-from graph.core.principals import Principal
+from graph.core.errors import EmbeddingError, Forbidden
+from graph.core.principals import Principal, Role
 from graph.core.values import check_id, plain
 from graph.knowledge.retrieval import RetrievalService
 from graph.knowledge.views import author_mark
@@ -259,7 +259,8 @@ class BridgeService:
         """The bridge a session of ``agent_id`` (the key's agent by default) would get now."""
         agent_id = agent_id or principal.agent_id
         if agent_id is None:
-            raise InvalidInput("agentId is required: this key belongs to no agent", field="agentId")
+            who = "a person's key" if principal.role == Role.HUMAN else "a key of no agent"
+            raise Forbidden(f"{who} names the agent the session is for: agentId", field="agentId")
         agent = self._agents.get(check_id(agent_id, "agentId"))
         if not principal.sees_agent(agent.id):
             raise Forbidden("this key is scoped: it reads its own agent's bridge only", field="agentId")

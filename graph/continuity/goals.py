@@ -90,7 +90,7 @@ class GoalService:
         goal_id = check_id(goal.id) if goal.id else sortable_id()
         parent_id = check_id(goal.parent_id, "parentId") if goal.parent_id else None
         if parent_id == goal_id:
-            raise InvalidInput("a goal cannot be its own parent", field="parentId")
+            raise Conflict("a goal cannot be its own parent", field="parentId")
 
         async def work(gated: Gated) -> tuple[dict[str, Any], bool]:
             existing = await self._one(gated, goal_id)

@@ -378,7 +378,7 @@ class ProfileService:
         ids = [check_id(i, "insightIds") for i in insight_ids]
         for insight_id in names:
             if insight_id not in ids:
-                raise InvalidInput(f"{insight_id!r} is named but not in insightIds", field="names")
+                raise Conflict(f"{insight_id!r} is named but not in insightIds", field="names")
         insights = await self._insights.by_ids(principal, ids)
         missing = [i for i in ids if i not in insights]
         if missing:

@@ -23,7 +23,7 @@ from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal
+from graph.core.principals import Principal, Role
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
 
@@ -112,7 +112,8 @@ class SessionService:
         request returns it unchanged; with another request it is a :class:`Conflict`)."""
         agent_id = new.agent_id or principal.agent_id
         if agent_id is None:
-            raise InvalidInput("agentId is required: this key belongs to no agent", field="agentId")
+            who = "a person's key" if principal.role == Role.HUMAN else "a key of no agent"
+            raise Forbidden(f"{who} names the agent the session is for: agentId", field="agentId")
         agent_id = check_id(agent_id, "agentId")
         if not principal.sees_agent(agent_id):
             raise Forbidden("this key is scoped: it starts sessions of its own agent only", field="agentId")

@@ -66,7 +66,11 @@ class ToolCallService:
             raise InvalidInput("give every call its position, or none", field=f"items.{missing}.position")
         for i, position in enumerate(given):
             if position != given[0] + i:
-                raise InvalidInput("positions must follow one another", field=f"items.{i}.position")
+                raise Conflict(
+                    f"positions follow one another in the log's order: items.{i}.position is {position}, "
+                    f"not {given[0] + i}",
+                    field=f"items.{i}.position",
+                )
 
         async def work(gated: Gated) -> dict[str, Any]:
             if principal.scope is not None:

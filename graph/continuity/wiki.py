@@ -26,7 +26,7 @@ import json
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graph.conversations.models import InsightType
@@ -83,7 +83,9 @@ class SessionSave:
         object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
 
     def checked(self) -> SessionSave:
-        """This save, or :class:`InvalidInput` naming the field that is wrong."""
+        """This save, or :class:`InvalidInput` naming the field that is wrong. An insight
+        listed twice (the same type and content, spaces aside) is folded into its first
+        listing, as saving it again in a later save keeps it."""
         if not self.summary.strip():
             raise InvalidInput("summary must not be empty", field="summary")
         for name, items in (("decisions", self.decisions), ("learnings", self.learnings),
@@ -99,7 +101,7 @@ class SessionSave:
                 f"(got {len(self.insights)})",
                 field="insights",
             )
-        seen = set()
+        seen: dict[tuple[str, str], SavedInsight] = {}
         for i, insight in enumerate(self.insights):
             if insight.type not in {t.value for t in InsightType}:
                 raise InvalidInput(
@@ -108,9 +110,9 @@ class SessionSave:
                 )
             if not insight.content.strip():
                 raise InvalidInput("must not be empty", field=f"insights.{i}.content")
-            if (insight.type, insight.content.strip()) in seen:
-                raise InvalidInput("the same insight twice", field=f"insights.{i}")
-            seen.add((insight.type, insight.content.strip()))
+            seen.setdefault((insight.type, " ".join(insight.content.split())), insight)
+        if len(seen) < len(self.insights):
+            return replace(self, insights=tuple(seen.values()))
         return self
 
 

@@ -58,19 +58,11 @@ class InsightRecorder:
                 "extractedAt": item.extracted_at.isoformat() if item.extracted_at else None,
                 "knowledgeIds": list(dict.fromkeys(item.knowledge_ids)),
             })  # fmt: skip
-        for field_name, what in (("id", "id"), ("key", "message, type and content")):
-            first: dict[str, int] = {}
-            for n, row in enumerate(rows):
-                if row[field_name] in first:
-                    raise InvalidInput(
-                        f"items {first[row[field_name]]} and {n} have the same {what}",
-                        field=f"items.{n}.{'id' if field_name == 'id' else 'content'}",
-                    )
-                first[row[field_name]] = n
         vectors = [i.embedding for i in insights]
         check_vectors(vectors, self._embedder.dimension, lambda n: f"items.{n}.embedding")
         for n, item in enumerate(insights):
             rows[n]["embedding"] = item.embedding
+        rows, origin, given, folded = fold_repeats(rows, [i.id is not None for i in insights])
         asked = {
             "threadId": thread_id,
             "messageIds": [r["messageId"] for r in rows],
@@ -94,7 +86,8 @@ class InsightRecorder:
             messages, notes = set(found["messages"]), set(found["notes"])
             by_id = {e["id"]: e["key"] for e in found["byId"]}
             by_key = {e["key"]: e["id"] for e in found["byKey"]}
-            for n, row in enumerate(rows):
+            for u, row in enumerate(rows):
+                n = origin[u]
                 if row["messageId"] not in messages:
                     raise NotFound(f"no message {row['messageId']!r} in thread {thread_id!r}",
                                    field=f"items.{n}.messageId")  # fmt: skip
@@ -106,7 +99,7 @@ class InsightRecorder:
                         f"insight {row['id']!r} already exists with another message, type or content",
                         field=f"items.{n}.id",
                     )
-                if row["key"] in by_key and insights[n].id is not None and by_key[row["key"]] != row["id"]:
+                if row["key"] in by_key and given[u] and by_key[row["key"]] != row["id"]:
                     raise Conflict(
                         f"this insight already exists as {by_key[row['key']]!r}", field=f"items.{n}.id"
                     )
@@ -139,7 +132,7 @@ class InsightRecorder:
             ids = [str(r["id"]) for r in result]
             listed = await gated.run("queries/conversations/insights_by_ids", ids=ids)
             by = {r["insight"]["id"]: plain(r["insight"]) for r in listed}
-            return [(by[i], bool(r["created"])) for i, r in zip(ids, result, strict=True)]
+            return [(by[ids[u]], bool(result[u]["created"]) and not repeat) for u, repeat in folded]
 
         return await self._gate.write(principal.user_id, work)
 
@@ -150,3 +143,57 @@ class InsightRecorder:
             vectors = await self._embedder.embed([r["content"] for r in missing])
             for row, vector in zip(missing, vectors, strict=True):
                 row["embedding"] = vector
+
+
+def fold_repeats(
+    rows: list[dict[str, Any]], given: list[bool]
+) -> tuple[list[dict[str, Any]], list[int], list[bool], list[tuple[int, bool]]]:
+    """The insights of one request with each repeat (the same message, type and content as an
+    earlier item) folded into its first listing, as a repeat sent in a later request is: its
+    notes are linked too, and an id it gives must be the first's (else a :class:`Conflict`,
+    as with an insight stored under another id). Two items of one id with other message,
+    type or content are a :class:`Conflict`, as with an insight stored before.
+
+    Returns the distinct rows, the item each came from, whether it was given its id, and
+    for each item the row it folds into and whether it is a repeat."""
+    distinct: list[dict[str, Any]] = []
+    origin: list[int] = []
+    ids_given: list[bool] = []
+    folded: list[tuple[int, bool]] = []
+    by_key: dict[str, int] = {}
+    by_id: dict[str, int] = {}
+    for n, row in enumerate(rows):
+        u = by_key.get(row["key"])
+        if u is None:
+            if row["id"] in by_id:
+                raise Conflict(
+                    f"items {origin[by_id[row['id']]]} and {n} have the same id but another message, "
+                    "type or content",
+                    field=f"items.{n}.id",
+                )
+            u = by_key[row["key"]] = by_id[row["id"]] = len(distinct)
+            distinct.append(row)
+            origin.append(n)
+            ids_given.append(given[n])
+            folded.append((u, False))
+            continue
+        first = distinct[u]
+        if given[n] and row["id"] != first["id"]:
+            if row["id"] in by_id:
+                raise Conflict(
+                    f"items {origin[by_id[row['id']]]} and {n} have the same id but another message, "
+                    "type or content",
+                    field=f"items.{n}.id",
+                )
+            if ids_given[u]:
+                raise Conflict(
+                    f"items {origin[u]} and {n} are one insight (the same message, type and content) "
+                    "with two ids",
+                    field=f"items.{n}.id",
+                )
+            first["id"] = row["id"]  # the first item's id was made up here: the given one
+            ids_given[u] = True
+            by_id[row["id"]] = u
+        first["knowledgeIds"] = list(dict.fromkeys([*first["knowledgeIds"], *row["knowledgeIds"]]))
+        folded.append((u, True))
+    return distinct, origin, ids_given, folded

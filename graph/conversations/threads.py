@@ -120,7 +120,7 @@ class ThreadService:
     ) -> None:
         """Relate (or unrelate) two of the caller's threads."""
         if thread_id == other_id:
-            raise InvalidInput("a thread cannot be linked to itself", field="threadId")
+            raise Conflict("a thread cannot be linked to itself", field="threadId")
         query = "queries/conversations/thread_unlink" if remove else "queries/conversations/thread_link"
 
         async def work(gated: Gated) -> list[Row]:
@@ -155,8 +155,6 @@ class ThreadService:
         ids = [
             check_id(m.id, f"messages.{i}.id") if m.id else uuid.uuid4().hex for i, m in enumerate(messages)
         ]
-        if len(set(ids)) != len(ids):
-            raise InvalidInput("a message id appears twice in the append", field="messages")
 
         async def work(gated: Gated) -> list[Row]:
             return await append_messages(gated, principal, thread_id, ids, messages)
@@ -194,12 +192,13 @@ async def append_messages(
     gated: Gated, principal: Principal, thread_id: str, ids: Sequence[str], messages: Sequence[NewMessage]
 ) -> list[Row]:
     """Append ``messages`` (their ids ``ids``) to a thread in the caller's gated transaction; ids
-    already in the thread are skipped. Under the user's lock: the thread's last message is the
-    one committed last."""
+    already in the thread, or earlier in ``messages``, are skipped when the thread, role and
+    content are the same, else a :class:`Conflict`. Under the user's lock: the thread's last
+    message is the one committed last."""
     state = await gated.run("queries/conversations/messages_state", threadId=thread_id, ids=ids)
     if not state:
         raise NotFound(f"no thread {thread_id!r}", field="id")
-    existing = {e["id"]: e for e in state[0]["existing"]}
+    existing: dict[str, Row] = {e["id"]: e for e in state[0]["existing"]}
     previous, seq = state[0]["lastId"], int(state[0]["lastSeq"])
     rows = []
     for i, (mid, message) in enumerate(zip(ids, messages, strict=True)):
@@ -211,11 +210,14 @@ async def append_messages(
                 message.content,
             )
             if not same:
+                where = "appears earlier in this append" if known.get("here") else "already exists"
                 raise Conflict(
-                    f"message {mid!r} already exists with other thread, role or content",
-                    field=f"messages.{i}.id",
+                    f"message {mid!r} {where} with other thread, role or content", field=f"messages.{i}.id"
                 )
             continue
+        existing[mid] = {
+            "threadId": thread_id, "role": message.role.value, "content": message.content, "here": True,
+        }  # fmt: skip
         seq += 1
         rows.append(
             {

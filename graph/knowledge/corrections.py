@@ -40,9 +40,9 @@ from typing import Any
 from graph.core import journal
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal, Role, Scope
+from graph.core.principals import NO_AGENT, Principal, Role, Scope
 from graph.core.values import check_id, decode_seq_cursor, plain
 from graph.core.vectors import cosine_from_score, score_from_cosine
 from graph.knowledge.models import NOTE_FIELDS
@@ -381,16 +381,16 @@ class CorrectionService:
         limit: int = 50,
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first. ``unacknowledged`` (with ``session_id``): those of the window that
-        session has not acknowledged yet."""
-        if unacknowledged and session_id is None:
-            raise InvalidInput("unacknowledged=true needs the sessionId it is for", field="sessionId")
+        """Newest first. ``unacknowledged``: the active ones of the window that ``session_id``
+        has not acknowledged yet; without a session, those no session has acknowledged: no
+        session of the caller's agent (an agent's key), no session at all (a person's key)."""
         if session_id is not None:
             check_id(session_id, "sessionId")
         rows = await self._db.read(
             "queries/knowledge/corrections_list",
             userId=principal.user_id,
             unacknowledgedBy=session_id if unacknowledged else None,
+            agentId=None if principal.role == Role.HUMAN else principal.agent_id or NO_AGENT,
             windowSeconds=int(self._window_days * 86_400) if unacknowledged else None,
             targetId=target_id,
             beforeSeq=decode_seq_cursor(cursor) if cursor else None,

@@ -57,7 +57,7 @@ class EdgeService:
 
         for i, edge in enumerate(edges):
             if edge.source_id == edge.target_id:
-                raise InvalidInput("a note cannot be connected to itself", field=field(i, "targetId"))
+                raise Conflict("a note cannot be connected to itself", field=field(i, "targetId"))
         rows = [
             {
                 "index": i,

@@ -57,7 +57,7 @@ from graph.conversations.threads import append_messages
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
-from graph.core.errors import Conflict, InvalidInput, NotFound
+from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
@@ -388,7 +388,7 @@ class ProjectContextService:
         close a loop is a :class:`Conflict`."""
         decision_id, by_id = check_id(decision_id), check_id(by_id, "byId")
         if decision_id == by_id:
-            raise InvalidInput("a decision cannot supersede itself", field="byId")
+            raise Conflict("a decision cannot supersede itself", field="byId")
         rows = {
             r["id"]: r
             for r in await self._db.read(

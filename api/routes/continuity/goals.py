@@ -28,7 +28,9 @@ GoalId = Annotated[Id, Path(description="The goal's id.")]
 async def set_goal(body: GoalIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Push a goal onto your stack (under `parentId`, an active goal of yours, if given); it
     stays until completed or abandoned, across sessions. The same id again with the same
-    title and parent answers 200; with another, 409. 404 names a `parentId` you do not have."""
+    title and parent answers 200; with another, 409. 404 names a `parentId` you do not have;
+    a `parentId` that is the goal's own id is a 409 (`parentId`: a goal is not its own
+    parent)."""
     goal, created = await services.goals.set(principal, body.to_domain())
     return JSONResponse(dump(GoalOut.model_validate(goal)), status_code=201 if created else 200)
 

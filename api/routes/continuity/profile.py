@@ -75,12 +75,12 @@ async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services:
     "/profile/promote",
     response_model=ProfileOut,
     dependencies=[UNSCOPED],
-    responses=answers(403, 404, *BODY, also=(202, PROFILE_PROPOSED, ProposedOut)),
+    responses=answers(403, 404, 409, *BODY, also=(202, PROFILE_PROPOSED, ProposedOut)),
 )
 async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Promote preference insights of your conversations into your profile: each becomes a
     preference (named by `names`, else after what it states; valued with its sentence) that
     keeps the insight it came from. 404 names an insight that is not yours; 422 one that is
-    not a preference. An agent's promote over a preference a person wrote waits as a
-    proposal (202)."""
+    not a preference; 409 (`names`) a name given to an insight not in `insightIds`. An
+    agent's promote over a preference a person wrote waits as a proposal (202)."""
     return _profile_answer(await services.profile.promote(principal, body.insight_ids, body.names))

@@ -62,7 +62,9 @@ async def start_session(body: SessionIn, principal: PrincipalDep, services: Serv
     """Start a session of an agent (the key's, unless `agentId` names one) with you; it follows
     that agent's previous session with you. The answer carries the session's context bridge,
     assembled for its topic and opening message (see `POST /v1/context/bridge`). 404 names
-    `threadId` if that thread is not yours."""
+    `threadId` if that thread is not yours. A person's key names the agent the session is
+    for: without `agentId` it is a 403 (`agentId`), as what a request needs depends on its
+    key."""
     session, created = await services.sessions.start(principal, body.to_domain())
     opening = " ".join(t for t in (session.get("topic"), session.get("openingMessage")) if t)
     bridge = await services.bridge.assemble(principal, agent_id=session["agentId"], topic=opening or None)
@@ -168,7 +170,8 @@ async def preview_bridge(body: BridgeIn, principal: PrincipalDep, services: Serv
     """The context bridge a session of the agent would get now: its last sessions with you
     (newest first), every open pending action, memory on `topic`, and your profile, as one
     markdown block within the token budget and as sections; `dropped` lists what did not fit.
-    Writes nothing."""
+    Writes nothing. A person's key names the agent (`agentId`), else a 403 on `agentId`; an
+    agent's key defaults to its agent."""
     bridge = await services.bridge.assemble(
         principal, agent_id=body.agent_id, topic=body.topic, token_budget=body.token_budget
     )

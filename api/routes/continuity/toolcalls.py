@@ -36,7 +36,8 @@ async def record_tool_calls(
     """Append tool calls to a session's log (up to 500, in the order made). Arguments are
     stored as given, at most 16 KiB of JSON each, and never executed. With `position`s, a
     call the log already holds at its position is a repeat (skipped; another tool there is a
-    409), and a position past the log's end is a 409."""
+    409), and positions must follow the log's order: a position past the log's end, or one
+    that does not follow the call before it, is a 409 (`items.<i>.position`)."""
     added = await services.tool_calls.append(principal, id, [item.to_domain() for item in body.items])
     status = 201 if added["appended"] else 200
     return JSONResponse(dump(ToolCallsOut.model_validate(added)), status_code=status)

@@ -30,8 +30,9 @@ async def save_session(
     services: ServicesDep,
 ) -> JSONResponse:
     """Save a session as its wiki page: summary, decisions, learnings, open questions and 3-5
-    typed insights (stored as insights, with the page as their provenance). The slug is stable
-    across saves; the agent's newest saved page is its next catch-up cutoff."""
+    typed insights (stored as insights, with the page as their provenance). An insight listed
+    twice (the same type and content) is saved once, as saving it again later keeps it. The
+    slug is stable across saves; the agent's newest saved page is its next catch-up cutoff."""
     page, outcome = await services.wiki.save(principal, id, body.to_domain())
     out = WikiSavedOut.model_validate({"page": page, "outcome": outcome})
     return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)

@@ -342,7 +342,8 @@ async def test_a_key_without_an_agent_names_one(make_caller: MakeCaller, bridge_
     person = await make_caller(Role.HUMAN)
     http = person.client(bridge_api.base_url)
     refused = await http.post("/v1/context/bridge", json={})
-    assert refused.status_code == 422 and refused.json()["error"]["field"] == "agentId"
+    assert refused.status_code == 403 and refused.json()["error"]["field"] == "agentId"
+    assert refused.json()["error"]["message"] == "a person's key names the agent the session is for: agentId"
     assert (await http.post("/v1/context/bridge", json={"agentId": "assistant"})).json()["enabled"] is True
     assert httpx.post(f"{bridge_api.base_url}/v1/context/bridge", json={}).status_code == 401
 

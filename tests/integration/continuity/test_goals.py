@@ -76,6 +76,8 @@ async def test_goal_input_is_checked_and_ids_are_idempotent(make_caller: MakeCal
     assert (await alice.http.post("/v1/goals", json={"title": "  "})).json()["error"]["field"] == "title"
     missing = await alice.http.post("/v1/goals", json={"title": "Step", "parentId": "nowhere"})
     assert missing.status_code == 404 and missing.json()["error"]["field"] == "parentId"
+    own = await alice.http.post("/v1/goals", json={"id": "loop", "title": "Loop", "parentId": "loop"})
+    assert own.status_code == 409 and own.json()["error"]["field"] == "parentId", own.text
     assert (await alice.http.post("/v1/goals", json={"id": "g", "title": "Goal"})).status_code == 201
     assert (await alice.http.post("/v1/goals", json={"id": "g", "title": "Goal"})).status_code == 200
     other = await alice.http.post("/v1/goals", json={"id": "g", "title": "Another"})

@@ -138,7 +138,7 @@ async def test_preference_insights_are_promoted_with_their_source(
     stray = await alice.http.post(
         "/v1/profile/promote", json={"insightIds": [preference["id"]], "names": {"other": "x"}}
     )
-    assert stray.status_code == 422 and stray.json()["error"]["field"] == "names"
+    assert stray.status_code == 409 and stray.json()["error"]["field"] == "names"
 
 
 async def test_patches_at_once_all_land_and_twins_change_once(make_caller: MakeCaller, db: Database) -> None:

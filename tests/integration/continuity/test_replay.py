@@ -111,7 +111,8 @@ async def test_calls_with_positions_are_appended_once(make_caller: MakeCaller) -
         ([{"tool": "other", "position": 2}], 409, "items.0.position"),
         ([{"tool": "t9", "position": 9}], 409, "items.0.position"),
         ([{"tool": "a", "position": 5}, {"tool": "b"}], 422, "items.1.position"),
-        ([{"tool": "a", "position": 5}, {"tool": "b", "position": 7}], 422, "items.1.position"),
+        ([{"tool": "a", "position": 5}, {"tool": "b", "position": 7}], 409, "items.1.position"),
+        ([{"tool": "a", "position": 5}, {"tool": "b", "position": 5}], 409, "items.1.position"),
         ([{"tool": "a", "position": 0}], 422, "items.0.position"),
     ):
         refused = await alice.http.post(path, json={"items": items})

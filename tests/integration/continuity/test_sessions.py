@@ -87,7 +87,8 @@ async def test_ending_records_the_summary_and_leaves_pending_actions_open(make_c
 async def test_bad_starts_and_ends_get_clear_4xx_and_write_nothing(make_caller: MakeCaller) -> None:
     person = await make_caller()  # a human key: no agent of its own
     refused = await person.http.post("/v1/sessions", json={"topic": "x"})
-    assert refused.status_code == 422 and refused.json()["error"]["field"] == "agentId"
+    assert refused.status_code == 403 and refused.json()["error"]["field"] == "agentId"
+    assert refused.json()["error"]["message"] == "a person's key names the agent the session is for: agentId"
     not_mine = await person.http.post("/v1/sessions", json={"agentId": "a1", "threadId": "no-such-thread"})
     assert not_mine.status_code == 404 and not_mine.json()["error"]["field"] == "threadId"
     session = (await person.http.post("/v1/sessions", json={"agentId": "a1"})).json()["session"]

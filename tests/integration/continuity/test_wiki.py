@@ -51,6 +51,13 @@ async def test_a_saved_session_is_a_page_with_its_insights(make_caller: MakeCall
     again = await agent.http.post(f"/v1/sessions/{session}/save", json=save)
     assert again.status_code == 200 and again.json()["outcome"] == "unchanged"
     assert again.json()["page"] == page
+    # An insight listed twice is saved once: the same save as without the repeat.
+    repeat = {**INSIGHTS[1], "content": f"  {INSIGHTS[1]['content']} ", "confidence": 0.5}
+    twice = await agent.http.post(
+        f"/v1/sessions/{session}/save", json={**save, "insights": [*INSIGHTS, repeat]}
+    )
+    assert twice.status_code == 200 and twice.json()["outcome"] == "unchanged", twice.text
+    assert twice.json()["page"] == page
     changed = {**save, "summary": "Made the importer resumable and quiet.", "insights": INSIGHTS[:2] + [
         {"type": "preference", "content": "The user wants JSON lines when not on a terminal."}
     ]}  # fmt: skip
@@ -95,8 +102,6 @@ async def test_bad_saves_are_refused_and_change_nothing(make_caller: MakeCaller)
         assert answer.json()["error"]["field"] == field, (field, answer.json())
     six = {"summary": "S.", "insights": INSIGHTS * 2}
     assert (await alice.http.post(f"/v1/sessions/{session}/save", json=six)).status_code == 422
-    twice = {"summary": "S.", "insights": [INSIGHTS[0], INSIGHTS[0], INSIGHTS[1]]}
-    assert (await alice.http.post(f"/v1/sessions/{session}/save", json=twice)).status_code == 422
     missing = await alice.http.post("/v1/sessions/nope/save", json={"summary": "S."})
     assert missing.status_code == 404
     assert (await alice.http.get("/v1/wiki")).json()["items"] == []

@@ -65,6 +65,34 @@ async def test_an_insight_is_kept_as_given_and_once(make_caller: MakeCaller) -> 
     assert journal[0]["after"]["extractor"] == "my-llm-v2"
 
 
+async def test_a_repeat_within_one_request_folds_into_its_first_listing(make_caller: MakeCaller) -> None:
+    alice = await make_caller()
+    await thread(alice)
+    note = {"id": "dark", "title": "Dark mode", "content": "The user prefers dark mode.", "type": "fact"}
+    assert (await alice.http.post("/v1/knowledge", json=note)).status_code == 201
+    repeated = DARK | {"confidence": 0.5, "knowledgeIds": ["dark"]}
+    twice = await alice.http.post("/v1/threads/t1/insights", json={"items": [DARK, repeated]})
+    assert twice.status_code == 201, twice.text
+    first, repeat = twice.json()["items"]
+    assert first["id"] == repeat["id"] and (first["created"], repeat["created"]) == (True, False)
+    assert first["confidence"] == repeat["confidence"] == 0.9  # the first listing's, as a later repeat
+    assert first["knowledgeIds"] == repeat["knowledgeIds"] == ["dark"]  # the repeat's notes linked too
+    assert [i["id"] for i in await insights(alice)] == [first["id"]]
+    # One insight given two ids is a conflict, and writes nothing; an id given only to the
+    # repeat is the insight's.
+    other = DARK | {"messageId": "m2", "type": "decision", "content": "We use Postgres for billing."}
+    two_ids = await alice.http.post(
+        "/v1/threads/t1/insights", json={"items": [other | {"id": "pg-1"}, other | {"id": "pg-2"}]}
+    )
+    assert two_ids.status_code == 409 and two_ids.json()["error"]["field"] == "items.1.id", two_ids.text
+    assert len(await insights(alice)) == 1
+    named = await alice.http.post("/v1/threads/t1/insights", json={"items": [other, other | {"id": "pg-1"}]})
+    assert named.status_code == 201, named.text
+    assert [i["id"] for i in named.json()["items"]] == ["pg-1", "pg-1"]
+    journal = (await alice.http.get("/v1/mutations", params={"targetId": "pg-1"})).json()["items"]
+    assert [m["op"] for m in journal] == ["insight.create"]
+
+
 @pytest.mark.smoke
 async def test_notes_made_from_it_are_linked_and_not_made_again(make_caller: MakeCaller) -> None:
     alice = await make_caller()
@@ -89,7 +117,7 @@ async def test_bad_input_names_the_field_and_writes_nothing(make_caller: MakeCal
         ({"messageId": "nope"}, 404, "items.1.messageId"),
         ({"knowledgeIds": ["missing-note"]}, 404, "items.1.knowledgeIds.0"),
         ({"embedding": [0.1, 0.2]}, 422, "items.1.embedding"),
-        ({"id": "good"}, 422, "items.1.id"),
+        ({"id": "good"}, 409, "items.1.id"),  # one id, two insights: as across requests
         ({"content": "  "}, 422, "items.1.content"),
         ({"confidence": 1.5}, 422, "items.1.confidence"),
         ({"type": "opinion"}, 422, "items.1.type"),

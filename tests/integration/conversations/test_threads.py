@@ -55,7 +55,10 @@ async def test_threads_create_get_list_link(make_caller: MakeCaller) -> None:
     assert (await alice.http.get("/v1/threads/t1")).json()["relatedThreads"] == [second["id"]]
     assert (await alice.http.get(f"/v1/threads/{second['id']}")).json()["relatedThreads"] == ["t1"]
     assert (await alice.http.post("/v1/threads/t1/links", json={"threadId": "nope"})).status_code == 404
-    assert (await alice.http.post("/v1/threads/t1/links", json={"threadId": "t1"})).status_code == 422
+    itself = await alice.http.post("/v1/threads/t1/links", json={"threadId": "t1"})
+    assert itself.status_code == 409 and itself.json()["error"]["field"] == "threadId", itself.text
+    unlinked = await alice.http.delete("/v1/threads/t1/links/t1")
+    assert unlinked.status_code == 409 and unlinked.json()["error"]["field"] == "threadId", unlinked.text
     assert (await alice.http.delete(f"/v1/threads/t1/links/{second['id']}")).status_code == 204
     assert (await alice.http.get("/v1/threads/t1")).json()["relatedThreads"] == []
 
@@ -93,17 +96,28 @@ async def test_messages_append_in_order_and_idempotently(make_caller: MakeCaller
     )
     assert changed.status_code == 409
     assert changed.json()["error"]["field"] == "messages.0.id"
+    # An id repeated within one append is the same rule: the same message again is skipped...
+    fourth = msg("user", "Fourth", id="m4")
+    twice = [fourth, msg("assistant", "Fifth", id="m5"), fourth]
+    folded = await alice.http.post("/v1/threads/chat/messages", json={"messages": twice})
+    assert folded.status_code == 201, folded.text
+    assert [(m["id"], m["seq"]) for m in folded.json()["items"]] == [("m4", 4), ("m5", 5)]
+    # ...and another under the same id is a conflict that writes nothing.
+    clash = [msg("user", "Sixth", id="m6"), msg("user", "Not sixth", id="m6")]
+    refused = await alice.http.post("/v1/threads/chat/messages", json={"messages": clash})
+    assert refused.status_code == 409 and refused.json()["error"]["field"] == "messages.1.id", refused.text
+    assert (await alice.http.get("/v1/threads/chat")).json()["messageCount"] == 5
     bad_role = await alice.http.post("/v1/threads/chat/messages", json={"messages": [msg("robot", "hi")]})
     assert bad_role.status_code == 422 and bad_role.json()["error"]["field"] == "messages.0.role"
     empty = await alice.http.post("/v1/threads/chat/messages", json={"messages": []})
     assert empty.status_code == 422
     assert (await alice.http.post("/v1/threads/nope/messages", json={"messages": batch})).status_code == 404
 
-    # In the graph the conversation is a chain: chat -> m1 -> m2 -> m3.
+    # In the graph the conversation is a chain: chat -> m1 -> m2 -> m3 -> m4 -> m5.
     rows = await db.read(
         "queries/conversations/messages_list", userId=alice.user_id, threadId="chat", afterSeq=0, limit=10
     )
-    assert [r["message"]["seq"] for r in rows] == [1, 2, 3]
+    assert [r["message"]["seq"] for r in rows] == [1, 2, 3, 4, 5]
 
 
 async def test_threads_are_private(make_caller: MakeCaller) -> None:

@@ -8,7 +8,7 @@ import asyncio
 
 from graph.core.db import Database
 from graph.core.principals import Role
-from tests.integration.conftest import MakeCaller
+from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.knowledge.mutations import fields, latest, undo
 from tests.integration.knowledge.seeding import note, seed, status_of
 from tests.integration.knowledge.test_integrity import unit_vector
@@ -137,8 +137,9 @@ async def test_corrections_are_listed_to_each_session_until_it_acknowledges(make
     assert all(a.status_code == 200 for a in answers)
     assert len(answers[0].json()["acknowledgements"]) == 1
     assert await unacked("s1") == [] and await unacked("s2") == [cid]
-    refused = await agent.http.get("/v1/corrections", params={"unacknowledged": "true"})
-    assert refused.status_code == 422 and refused.json()["error"]["field"] == "sessionId"
+    # Without a session: those no session of the agent has acknowledged; s1 is the agent's.
+    unsessioned = await agent.http.get("/v1/corrections", params={"unacknowledged": "true"})
+    assert unsessioned.status_code == 200 and unsessioned.json()["items"] == []
     blank = await agent.http.post(f"/v1/corrections/{cid}/ack", json={"sessionId": "s3", "actionTaken": " "})
     assert blank.status_code == 422 and blank.json()["error"]["field"] == "actionTaken"
     other = await make_caller(Role.AGENT, agent_id="scribe")
@@ -147,6 +148,46 @@ async def test_corrections_are_listed_to_each_session_until_it_acknowledges(make
         await other.http.post(f"/v1/corrections/{cid}/ack", json={"sessionId": "s1", "actionTaken": "x"})
     ).status_code == 404
     assert (await other.http.get("/v1/proposals")).json()["items"] == []
+
+
+async def test_unacknowledged_without_a_session_is_what_no_session_acknowledged(
+    make_caller: MakeCaller,
+) -> None:
+    scribe = await make_caller(Role.AGENT, agent_id="scribe")
+    planner = await make_caller(Role.AGENT, user_id=scribe.user_id, agent_id="planner")
+    person = await make_caller(Role.HUMAN, user_id=scribe.user_id)
+    await scribe.http.post("/v1/knowledge", json=note("port", "Port", "The API listens on 8080."))
+    await scribe.http.post("/v1/knowledge", json=note("db", "Database", "Orders are kept in MySQL."))
+    await person.http.patch("/v1/knowledge/port", json={"content": "The API listens on 8000."})
+    await person.http.patch("/v1/knowledge/db", json={"content": "Orders are kept in Postgres."})
+    first, second = (c["id"] for c in reversed((await person.http.get("/v1/corrections")).json()["items"]))
+    for caller, session in ((scribe, "s-scribe"), (planner, "s-planner")):
+        assert (await caller.http.post("/v1/sessions", json={"id": session})).status_code == 201
+
+    async def unacked(caller: Caller, session: str | None = None) -> list[str]:
+        params = {"unacknowledged": "true"} | ({"sessionId": session} if session else {})
+        answer = await caller.http.get("/v1/corrections", params=params)
+        assert answer.status_code == 200, answer.text
+        return [c["id"] for c in answer.json()["items"]]
+
+    async def ack(caller: Caller, session: str, cid: str) -> None:
+        answer = await caller.http.post(
+            f"/v1/corrections/{cid}/ack", json={"sessionId": session, "actionTaken": "Read it."}
+        )
+        assert answer.status_code == 200, answer.text
+
+    newest_first = [second, first]
+    assert await unacked(scribe) == await unacked(planner) == await unacked(person) == newest_first
+    # The scribe's session acknowledges the first: gone for the scribe and for the person (a
+    # session acknowledged it), still there for the planner, whose sessions have not.
+    await ack(scribe, "s-scribe", first)
+    assert await unacked(scribe) == [second] and await unacked(person) == [second]
+    assert await unacked(planner) == newest_first and await unacked(planner, "s-planner") == newest_first
+    # The planner's session acknowledges the second: the scribe still has it to see.
+    await ack(planner, "s-planner", second)
+    assert await unacked(scribe) == [second] and await unacked(planner) == [first]
+    assert await unacked(person) == []
+    assert await unacked(scribe, "s-planner") == [first] and await unacked(scribe, "s-scribe") == [second]
 
 
 async def test_the_window_ends_the_listing(make_caller: MakeCaller, db: Database) -> None:

@@ -53,7 +53,7 @@ async def test_edge_validation(make_caller: MakeCaller) -> None:
     for name in ("relatedTo", "dependsOn", "supersedes", "conflictsWith"):
         assert name in unknown.json()["error"]["message"]
     self_edge = await link(alice, "a", "relatedTo", "a")
-    assert self_edge.status_code == 422
+    assert self_edge.status_code == 409 and self_edge.json()["error"]["field"] == "targetId"
     missing = await link(alice, "a", "relatedTo", "nope")
     assert missing.status_code == 404
     assert missing.json()["error"]["field"] == "targetId"

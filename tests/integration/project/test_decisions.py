@@ -117,6 +117,8 @@ async def test_record_read_supersede_and_the_instructions_follow(make_caller: Ma
     # A loop would hide every decision in it: refused, nothing changed.
     loop = await person.http.post("/v1/decisions/adr-4/supersede", json={"byId": "adr-1"})
     assert loop.status_code == 409
+    itself = await person.http.post("/v1/decisions/adr-4/supersede", json={"byId": "adr-4"})
+    assert itself.status_code == 409 and itself.json()["error"]["field"] == "byId", itself.text
     assert (await person.http.get("/v1/decisions/adr-4")).json()["status"] == "active"
 
     listed = (await person.http.get("/v1/decisions")).json()["items"]
