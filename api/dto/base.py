@@ -114,6 +114,8 @@ class _NotJson:
 
 #: The scalar types whose values pydantic converts from other JSON types, and what each takes.
 _JSON_TAKES: dict[Any, tuple[type, ...]] = {bool: (bool,), int: (int, float), float: (int, float)}
+#: The exact Python types of the JSON values each takes (``bool`` is not a number).
+_JSON_TYPES: dict[Any, set[type]] = {bool: {bool}, int: {int, float}, float: {int, float}}
 
 
 def _json_kind(annotation: Any) -> tuple[str, Any] | None:
@@ -139,7 +141,11 @@ def _as_json(kind: tuple[str, Any] | None, value: Any) -> Any:
         return value
     form, scalar = kind
     if form == "list":
-        return [_as_json(("one", scalar), v) for v in value] if isinstance(value, list) else value
+        if not isinstance(value, list):
+            return value
+        if set(map(type, value)) <= _JSON_TYPES[scalar]:  # at C speed: a vector is 384+ numbers
+            return value
+        return [_as_json(("one", scalar), v) for v in value]
     # bool is an int to Python, not a number to JSON.
     taken = isinstance(value, _JSON_TAKES[scalar]) and (scalar is bool or not isinstance(value, bool))
     return value if taken else _NotJson(value)
