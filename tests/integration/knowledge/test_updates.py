@@ -140,3 +140,16 @@ async def test_concurrent_new_values_are_all_kept_and_one_is_current(make_caller
     assert sum(n["mergeCount"] for n in notes) == 0  # nothing folded
     active = [n for n in notes if n["status"] == "active"]
     assert len(active) == 1  # each write superseded the one current when it ran
+
+
+async def test_a_new_value_of_a_fact_a_person_deleted_waits_for_the_person(make_caller: MakeCaller) -> None:
+    # What a person took away may be the subject itself, not one value of it: a near-twin of
+    # deleted text is held for them whether it restates it or changes a value.
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    assert (await agent.http.post("/v1/knowledge", json=note(OLD, id="port"))).status_code == 201
+    assert (await person.http.delete("/v1/knowledge/port")).status_code in (200, 204)
+
+    held = await agent.http.post("/v1/knowledge", json=note(NEW, id="port-new"))
+    assert held.status_code == 202, held.text
+    assert (await person.http.get("/v1/knowledge/port-new")).status_code == 404
