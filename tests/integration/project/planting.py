@@ -21,7 +21,8 @@ async def maintain(http: httpx.AsyncClient, task: str, **body: Any) -> dict[str,
     assert started.status_code == 202, started.text
     job = await finished(http, started.json()["jobId"])
     assert job["status"] == "done", job
-    assert job["kind"] == f"maintenance:{task}" and job["report"]["task"] == task
+    # The whole job in the message: one run on a fresh clone saw a done job without its report.
+    assert job["kind"] == f"maintenance:{task}" and job.get("report", {}).get("task") == task, job
     return job
 
 
