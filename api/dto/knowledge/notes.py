@@ -3,7 +3,7 @@ note keeps."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -214,6 +214,23 @@ class NoteOut(OutModel):
     written_by: WrittenByOut | None = None
 
 
+#: What a created note that updates a near-twin names (a single create and a batch item alike).
+Supersedes = Annotated[
+    Id | None,
+    Field(
+        description="created: the note this one updates (a near-twin that changed a value; it is now "
+        "superseded, not folded in)."
+    ),
+]
+ConflictsWith = Annotated[
+    Id | None,
+    Field(
+        description="created: the near-twin this one conflicts with (a name changed beside another "
+        "value: both stay active, joined by a conflictsWith edge)."
+    ),
+]
+
+
 class CreatedNoteOut(OutModel):
     """The outcome of one create: the note, or (an agent's create of a fact a person
     deleted, or a merge into corrected fields) the proposal it became."""
@@ -224,16 +241,8 @@ class CreatedNoteOut(OutModel):
         default=None,
         description="True when an earlier create of this id was merged (this one changed nothing).",
     )
-    supersedes: Id | None = Field(
-        default=None,
-        description="created: the note this one updates (a near-twin that changed a value; it is now "
-        "superseded, not folded in).",
-    )
-    conflicts_with: Id | None = Field(
-        default=None,
-        description="created: the near-twin this one conflicts with (a name changed beside another "
-        "value: both stay active, joined by a conflictsWith edge).",
-    )
+    supersedes: Supersedes = None
+    conflicts_with: ConflictsWith = None
     proposal: ProposalOut | None = None
 
 
@@ -253,16 +262,8 @@ class NoteBatchItemOut(OutModel):
         default=None,
         description="merged: true when an earlier create of this id was merged (this one changed nothing).",
     )
-    supersedes: Id | None = Field(
-        default=None,
-        description="created: the note this one updates (a near-twin that changed a value; it is now "
-        "superseded, not folded in).",
-    )
-    conflicts_with: Id | None = Field(
-        default=None,
-        description="created: the near-twin this one conflicts with (a name changed beside another "
-        "value: both stay active, joined by a conflictsWith edge).",
-    )
+    supersedes: Supersedes = None
+    conflicts_with: ConflictsWith = None
     proposal: ProposalRefOut | None = None
 
 
