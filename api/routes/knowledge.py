@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
-from api.dto.base import Id, dump
+from api.dto.base import DateTime, Id, dump
 from api.dto.cursors import EDGES, TIMED, EdgeCursor, TimedCursor
 from api.dto.errors import BODY, answers
 from api.dto.knowledge.edges import (
@@ -32,6 +32,7 @@ from api.dto.knowledge.notes import (
 )
 from api.dto.knowledge.proposals import ProposedOut
 from api.dto.knowledge.search import SearchIn, SearchOut
+from api.dto.knowledge.validity import InvalidateIn
 from api.responses import FastJSONResponse
 from graph.core.values import check_id
 from graph.knowledge.models import (
@@ -41,6 +42,7 @@ from graph.knowledge.models import (
     KnowledgeType,
     Proposed,
 )
+from graph.knowledge.valid_time import millis
 from graph.knowledge.views import batch_result_view
 
 router = APIRouter(tags=["knowledge"])
@@ -48,6 +50,14 @@ router = APIRouter(tags=["knowledge"])
 search_router = APIRouter(tags=["search"])
 
 NoteId = Annotated[Id, Path(description="The note's id.")]
+AsOf = Annotated[
+    DateTime | None,
+    Query(alias="asOf", description="Valid time (RFC 3339): what was true then."),
+]
+AsKnownAt = Annotated[
+    DateTime | None,
+    Query(alias="asKnownAt", description="Record time (RFC 3339): what the memory held then (the journal)."),
+]
 
 #: What a 202 of a write means.
 PROPOSED = "not applied: it would override a person's correction, so it waits as a proposal"
@@ -143,9 +153,16 @@ async def list_notes(
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: TimedCursor | None = None,
     include_embedding: Annotated[bool, Query(alias="includeEmbedding")] = False,
+    current: Annotated[
+        bool, Query(description="Only what is still true now (no ended or superseded validity).")
+    ] = False,
+    as_of: AsOf = None,
+    as_known_at: AsKnownAt = None,
 ) -> JSONResponse:
     """The caller's notes, newest first, a page at a time (with their vectors if
-    `includeEmbedding`: what an export keeps)."""
+    `includeEmbedding`: what an export keeps). With `asKnownAt`, the notes recorded by then as
+    the memory held them (`status` and `asOf` read from what it held; a page may hold fewer
+    than `limit`, and notes deleted since are not listed)."""
     items, next_cursor = await knowledge.notes.list_notes(
         principal,
         note_type=type.value if type else None,
@@ -155,6 +172,9 @@ async def list_notes(
         limit=limit,
         cursor=cursor,
         with_embedding=include_embedding,
+        current=current,
+        as_of=millis(as_of),
+        as_known_at=millis(as_known_at),
     )
     return JSONResponse(
         dump(NotePageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
@@ -174,14 +194,21 @@ async def get_note(
             description="When a create of this id was folded into a twin, answer the twin.",
         ),
     ] = False,
+    as_of: AsOf = None,
+    as_known_at: AsKnownAt = None,
 ) -> JSONResponse:
     """One note, with how many creates were merged into it (`mergeCount`) and the newest 3
     of them (`merges`; all of them: `GET /v1/knowledge/{id}/merges`). An id dedupe folded
     into a twin is not a note (404), unless `followMerges=true`: then the twin, one of whose
-    merge records names the id."""
+    merge records names the id.
+
+    `asOf`: the version of the fact true then (this note, or another of its supersedes
+    chain: the answer's `id` says which). `asKnownAt`: the note as the memory held it then,
+    from the journal (a note deleted since too). 404 when there is no such version."""
     node = await knowledge.notes.get(
-        principal, id, with_embedding=include_embedding, follow_merges=follow_merges
-    )
+        principal, id, with_embedding=include_embedding, follow_merges=follow_merges,
+        as_of=millis(as_of), as_known_at=millis(as_known_at),
+    )  # fmt: skip
     return JSONResponse(dump(NoteOut.model_validate(node)))
 
 
@@ -216,6 +243,30 @@ async def update_note(
     A person's change of fields an agent wrote is a correction (give the reason in
     `X-Change-Reason`); an agent's change of a corrected field waits as a proposal (202)."""
     result = await knowledge.notes.update(principal, id, body.to_domain())
+    if isinstance(result, Proposed):
+        return proposed(result.proposal)
+    return JSONResponse(dump(NoteOut.model_validate(result)))
+
+
+@router.post(
+    "/knowledge/{id}/invalidate",
+    response_model=NoteOut,
+    responses=answers(404, 409, *BODY, also=(202, PROPOSED, ProposedOut)),
+)
+async def invalidate_note(
+    id: NoteId,  # noqa: A002
+    body: InvalidateIn,
+    principal: PrincipalDep,
+    knowledge: KnowledgeDep,
+) -> JSONResponse:
+    """State that a fact stopped being true (at `at`, now by default) and why: its
+    `validUntil` and `invalidReason` are set, journaled as an update (undo brings it back).
+    Reads that feed an agent leave it out from then on; `asOf` before then still finds it.
+
+    409 when it had stopped being valid by then already (of two invalidations at once, the
+    first stands). An agent's invalidation of a note a person wrote or corrected waits as a
+    proposal (202); a person's invalidation of an agent's note is a correction."""
+    result = await knowledge.notes.invalidate(principal, id, reason=body.reason, at=body.at_millis())
     if isinstance(result, Proposed):
         return proposed(result.proposal)
     return JSONResponse(dump(NoteOut.model_validate(result)))

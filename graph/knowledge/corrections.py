@@ -76,8 +76,10 @@ def person_fields(note: dict[str, Any]) -> set[str]:
 
 
 def agent_written(note: dict[str, Any]) -> set[str]:
-    """The fields of a note whose latest writer was not a person."""
-    return set(NOTE_FIELDS) - person_fields(note)
+    """The fields of a note whose latest writer was not a person (an open valid time was
+    written by no one)."""
+    unset = {k for k in ("validFrom", "validUntil") if note.get(k) is None}
+    return set(NOTE_FIELDS) - person_fields(note) - unset
 
 
 async def corrected(gated: Gated, node_ids: Sequence[str]) -> dict[str, dict[str, str]]:

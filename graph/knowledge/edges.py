@@ -67,6 +67,8 @@ class EdgeService:
                 "source": e.source.value,
                 "confidence": e.confidence,
                 "note": e.note,
+                "validFrom": e.valid_from,
+                "validUntil": e.valid_until,
             }
             for i, e in enumerate(edges)
         ]
@@ -294,6 +296,7 @@ def edge_payload(edge: NewEdge) -> dict[str, Any]:
     return {
         "sourceId": edge.source_id, "type": edge.type.value, "targetId": edge.target_id,
         "source": edge.source.value, "confidence": edge.confidence, "note": edge.note,
+        "validFrom": edge.valid_from, "validUntil": edge.valid_until,
     }  # fmt: skip
 
 
@@ -301,6 +304,7 @@ def edge_from_payload(payload: dict[str, Any]) -> NewEdge:
     return NewEdge(
         source_id=payload["sourceId"], type=EdgeType(payload["type"]), target_id=payload["targetId"],
         source=KnowledgeSource(payload["source"]), confidence=payload["confidence"], note=payload["note"],
+        valid_from=payload.get("validFrom"), valid_until=payload.get("validUntil"),
     )  # fmt: skip
 
 

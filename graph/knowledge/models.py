@@ -92,7 +92,9 @@ class SearchMode(StrEnum):
 
 
 #: The fields of a note whose writer is kept, and that a correction can cover.
-NOTE_FIELDS = ("title", "content", "type", "source", "confidence", "tags", "status")
+NOTE_FIELDS = (
+    "title", "content", "type", "source", "confidence", "tags", "status", "validFrom", "validUntil"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,10 @@ class NewNote:
     embedding: list[float] | None = None
     dedupe: bool = True
     source_ref: str | None = None
+    #: When the fact became true and stopped being true, epoch milliseconds (either open);
+    #: when neither is sent they are read from the text (:mod:`graph.knowledge.valid_time`).
+    valid_from: int | None = None
+    valid_until: int | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,12 @@ class NotePatch:
     tags: tuple[str, ...] | None = None
     status: KnowledgeStatus | None = None
     source_ref: str | None = None
+    #: Valid time, epoch milliseconds; a field named in ``cleared`` is removed instead.
+    valid_from: int | None = None
+    valid_until: int | None = None
+    #: Why the fact stopped being true (an invalidation says it).
+    invalid_reason: str | None = None
+    cleared: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -135,6 +147,9 @@ class NewEdge:
     confidence: float = 1.0
     source: KnowledgeSource = KnowledgeSource.INFERRED
     note: str | None = None
+    #: When the relation held, epoch milliseconds (either open).
+    valid_from: int | None = None
+    valid_until: int | None = None
 
 
 @dataclass
@@ -190,3 +205,10 @@ class SearchQuery:
     include_superseded: bool = False
     embedding: list[float] | None = None
     collapse_by: str | None = None
+    #: Valid time, epoch milliseconds: only what was true then (begun, not ended, not yet
+    #: superseded); ``None``: what is true now (what has ended is left out).
+    as_of: int | None = None
+    #: Keep notes and edges whose validity has ended (``as_of`` is then ignored).
+    include_ended: bool = False
+    #: Record time, epoch milliseconds: the notes as the memory held them then (the journal).
+    as_known_at: int | None = None

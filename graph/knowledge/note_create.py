@@ -30,6 +30,7 @@ from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeTyp
 from graph.knowledge.note_states import create_payload, created_state
 from graph.knowledge.search import TenantSizes
 from graph.knowledge.updates import compare
+from graph.knowledge.valid_time import note_validity
 from graph.knowledge.views import created_note_view, note_view
 
 
@@ -431,6 +432,7 @@ class NoteCreation:
             "confidence": p.note.confidence,
             "tags": list(p.note.tags),
             "sourceRef": p.note.source_ref,
+            **note_validity(p.note.title, p.note.content, p.note.valid_from, p.note.valid_until),
             "embedding": p.embedding,
             # A vector the client sent is not the service's reading of the text: a person who
             # takes this text away later has it read again (corrections.read_stored).

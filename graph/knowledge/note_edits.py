@@ -19,6 +19,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.values import iso_millis
 from graph.knowledge import corrections
 from graph.knowledge.edges import held_statuses, status_changes, statuses, would_flip
 from graph.knowledge.models import KnowledgeStatus, KnowledgeType, NotePatch, Proposed
@@ -64,6 +65,7 @@ class NoteEdits:
         *,
         approving: str | None = None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+        ending: bool = False,
     ) -> dict[str, Any] | Proposed:
         """Change some fields; re-embeds only when title or content changed.
 
@@ -73,6 +75,7 @@ class NoteEdits:
         nothing writes nothing. A non-human patch of a field a person corrected is not
         applied but proposed; a person's patch of agent-written fields is a correction.
         ``then`` runs in the same transaction with the ids of the mutations it journaled.
+        ``ending``: the patch ends the note's validity, refused if it had ended by then.
         """
         if patch.status == KnowledgeStatus.SUPERSEDED:
             raise InvalidInput(
@@ -89,7 +92,17 @@ class NoteEdits:
                 [embedding] = await self._embedder.embed([f"{text[0]}\n{text[1]}"])
                 own = await corrections.read_stored(self._db, self._embedder, principal, node_id)
             work = functools.partial(
-                self._update_tx, principal, node_id, patch, props, text, embedding, own, approving, then
+                self._update_tx,
+                principal,
+                node_id,
+                patch,
+                props,
+                text,
+                embedding,
+                own,
+                approving,
+                then,
+                ending,
             )
             result = await self._gate.write(principal.user_id, work)
             if isinstance(result, Proposed):
@@ -113,6 +126,7 @@ class NoteEdits:
         own: corrections.OwnReading | None,
         approving: str | None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None,
+        ending: bool,
         gated: Gated,
     ) -> dict[str, Any] | Proposed:
         """Under the gate: ``{"node": ...}`` once written, a proposal, or ``{"stale": ...}``
@@ -127,7 +141,23 @@ class NoteEdits:
         unchanged = leaves == (now["title"], now["content"])
         if leaves != text or (embedding is None and not unchanged):
             return {"stale": now}
-        changed = {k: v for k, v in props.items() if now[k] != v}
+        if ending and now.get("validUntil") is not None and now["validUntil"] <= (patch.valid_until or 0):
+            raise Conflict(
+                f"note {node_id!r} stopped being valid at {iso_millis(now['validUntil'])} already "
+                f"({now.get('invalidReason') or 'its stated end'})",
+                field="at",
+            )
+        changed = {k: v for k, v in props.items() if now.get(k) != v}
+        valid = {**now, **changed}
+        if (
+            None not in (valid.get("validFrom"), valid.get("validUntil"))
+            and valid["validUntil"] <= valid["validFrom"]
+        ):
+            raise InvalidInput(
+                f"note {node_id!r} would stop being valid before it began: validUntil must come after "
+                "validFrom",
+                field="validUntil",
+            )
         if not changed:  # nothing to write, nothing to journal
             if then is not None:
                 await then(gated, [])
@@ -144,7 +174,9 @@ class NoteEdits:
                 )
         if corrections.is_agent(principal) and approving is None:
             held = (await corrections.held(gated, [node_id])).get(node_id, {})
-            hits = set(changed) & set(held)
+            # Ending (or moving) a fact's valid time changes whether what it says is true: an
+            # agent may not do it to a text a person wrote or corrected.
+            hits = (set(changed) | (TEXT_FIELDS if _VALID_TIME & set(changed) else set())) & set(held)
             revived = {}
             if embedding is not None and not unchanged:  # text a person took away, PATCHed in
                 reading = corrections.Reading(embedding, corrections.fingerprint(*leaves))
@@ -175,7 +207,7 @@ class NoteEdits:
             embedding=embedding if not unchanged else None,
             embeddingModel=self._embedder.model_id,
         )
-        before = {k: now[k] for k in changed}
+        before = {k: now.get(k) for k in changed}
         [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
             "note.update", "Knowledge", node_id, before, changed, proposal_id=approving
         )])  # fmt: skip
@@ -263,6 +295,9 @@ async def require_ends_in_scope(gated: Gated, principal: Principal, snap: dict[s
             field="id",
         )
 
+
+#: A note's valid time (stored as its text's fields are, held as they are).
+_VALID_TIME = frozenset({"validFrom", "validUntil"})
 
 #: How often an update re-embeds because its note's text changed while it was embedding.
 _PATCH_ATTEMPTS = 5

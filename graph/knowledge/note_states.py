@@ -18,6 +18,8 @@ from graph.knowledge.models import (
 
 #: The fields a note is embedded from: correcting them away changes what the note says.
 TEXT_FIELDS = frozenset({"title", "content"})
+#: A note's valid time and why it ended: a patch may remove them (an undo of an invalidation).
+VALIDITY_FIELDS = ("validFrom", "validUntil", "invalidReason")
 
 
 def superseded_by_snapshot(snap: dict[str, Any]) -> list[str]:
@@ -46,6 +48,16 @@ def patch_props(patch: NotePatch) -> dict[str, Any]:
         props["tags"] = list(patch.tags)
     if patch.source_ref is not None:
         props["sourceRef"] = patch.source_ref
+    validity = {
+        "validFrom": patch.valid_from,
+        "validUntil": patch.valid_until,
+        "invalidReason": patch.invalid_reason,
+    }
+    for name, value in validity.items():
+        if value is not None:
+            props[name] = value
+    for name in patch.cleared:  # removed (a null in SET n += $props removes the property)
+        props[name] = None
     return props
 
 
@@ -60,6 +72,10 @@ def patch_from_props(props: dict[str, Any]) -> NotePatch:
         tags=tuple(props["tags"]) if "tags" in props else None,
         status=KnowledgeStatus(props["status"]) if "status" in props else None,
         source_ref=props.get("sourceRef"),
+        valid_from=props.get("validFrom"),
+        valid_until=props.get("validUntil"),
+        invalid_reason=props.get("invalidReason"),
+        cleared=frozenset(k for k in VALIDITY_FIELDS if k in props and props[k] is None),
     )
 
 
@@ -69,6 +85,7 @@ def create_payload(note: NewNote, node_id: str) -> dict[str, Any]:
         "id": node_id, "title": note.title, "content": note.content, "type": note.type.value,
         "source": note.source.value, "confidence": note.confidence, "tags": list(note.tags),
         "dedupe": note.dedupe, "sourceRef": note.source_ref,
+        "validFrom": note.valid_from, "validUntil": note.valid_until,
     }  # fmt: skip
 
 
@@ -78,15 +95,17 @@ def note_from_payload(payload: dict[str, Any]) -> NewNote:
         id=payload["id"], title=payload["title"], content=payload["content"],
         type=KnowledgeType(payload["type"]), source=KnowledgeSource(payload["source"]),
         confidence=payload["confidence"], tags=tuple(payload["tags"]), dedupe=payload["dedupe"],
-        source_ref=payload.get("sourceRef"),
+        source_ref=payload.get("sourceRef"), valid_from=payload.get("validFrom"),
+        valid_until=payload.get("validUntil"),
     )  # fmt: skip
 
 
 def created_state(row: dict[str, Any]) -> dict[str, Any]:
     """A new note's fields as the journal keeps them."""
     state = {k: row[k] for k in ("title", "content", "type", "source", "confidence", "tags")}
-    if row.get("sourceRef") is not None:
-        state["sourceRef"] = row["sourceRef"]
+    for name in ("sourceRef", "validFrom", "validUntil"):
+        if row.get(name) is not None:
+            state[name] = row[name]
     return state | {"status": KnowledgeStatus.ACTIVE.value}
 
 

@@ -22,12 +22,14 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Scope
-from graph.core.values import decode_cursor, encode_cursor
+from graph.core.values import decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig
+from graph.knowledge.clocks import held_view, known_at, valid_at
 from graph.knowledge.models import CreateResult, NewNote, NotePatch, Proposed
 from graph.knowledge.note_create import NoteCreation
 from graph.knowledge.note_edits import NoteEdits
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import note_view
 
 
@@ -76,10 +78,36 @@ class NoteService:
         )
 
     async def get(
-        self, principal: Principal, node_id: str, *, with_embedding: bool = False, follow_merges: bool = False
+        self,
+        principal: Principal,
+        node_id: str,
+        *,
+        with_embedding: bool = False,
+        follow_merges: bool = False,
+        as_of: int | None = None,
+        as_known_at: int | None = None,
     ) -> dict[str, Any]:
         """One note, with the record of what was merged into it; with ``follow_merges``, the
-        twin a create of ``node_id`` was folded into (its ``merges`` name that id)."""
+        twin a create of ``node_id`` was folded into (its ``merges`` name that id).
+
+        ``as_of`` (valid time): the version of the fact true then, the note itself or another
+        of its supersedes chain. ``as_known_at`` (record time): the note as the memory held it
+        then (from the journal; a note deleted since too). Both: as held then, if true at
+        ``as_of`` by what was held. Not found when there is no such version."""
+        if as_known_at is not None:
+            return await self._held(principal, node_id, as_known_at, as_of)
+        if as_of is not None:
+            rows = await self._db.read(
+                "queries/knowledge/note_version_at", userId=principal.user_id, id=node_id, asOf=as_of
+            )
+            if not rows:
+                raise NotFound(
+                    f"no version of note {node_id!r} was true at {iso_millis(as_of)}", field="asOf"
+                )
+            version = await self.get(principal, str(rows[0]["id"]), with_embedding=with_embedding)
+            if not principal.sees(node_id, version["tags"]):
+                raise NotFound(f"no note {node_id!r}", field="id")
+            return version
         rows = await self._db.read(
             "queries/knowledge/notes_by_ids",
             userId=principal.user_id,
@@ -102,6 +130,25 @@ class NoteService:
         node: dict[str, Any] = note_view(rows[0]["node"])
         return node
 
+    async def _held(
+        self, principal: Principal, node_id: str, moment: int, as_of: int | None
+    ) -> dict[str, Any]:
+        """A note as the memory held it at ``moment`` (and true at ``as_of``, if given)."""
+        rows = await self._db.read(
+            "queries/knowledge/notes_by_ids", userId=principal.user_id, ids=[node_id], withEmbedding=False
+        )
+        now = note_view(rows[0]["node"]) if rows else None
+        known = await known_at(self._db, principal.user_id, [node_id], moment)
+        view = held_view(now, node_id, known.get(node_id), moment)
+        if view is None or not principal.sees(node_id, view.get("tags") or []):
+            raise NotFound(f"no note {node_id!r} was held at {iso_millis(moment)}", field="asKnownAt")
+        if as_of is not None and not valid_at(view, as_of):
+            raise NotFound(
+                f"note {node_id!r} as held at {iso_millis(moment)} was not true at {iso_millis(as_of)}",
+                field="asOf",
+            )
+        return view
+
     async def list_notes(
         self,
         principal: Principal,
@@ -113,10 +160,19 @@ class NoteService:
         limit: int = 50,
         cursor: str | None = None,
         with_embedding: bool = False,
+        current: bool = False,
+        as_of: int | None = None,
+        as_known_at: int | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """A page of notes, newest first (with their vectors, if asked), and the next page's cursor."""
+        """A page of notes, newest first (with their vectors, if asked), and the next page's
+        cursor. ``current``: only what is still true now; ``as_of``: only what was true then;
+        ``as_known_at``: the notes recorded by then, as the memory held them then (from the
+        journal; those deleted since are not listed), ``status`` and ``as_of`` read from what
+        was held (a page may then hold fewer than ``limit``)."""
         after_created, after_id = decode_cursor(cursor) if cursor else (None, None)
         user = principal.user_id
+        valid_now = as_of if as_of is not None else (millis_now() if current else None)
+        held = as_known_at is not None
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
             page = await run_rows(
@@ -125,8 +181,11 @@ class NoteService:
                 userId=user,
                 type=note_type,
                 source=source,
-                status=status,
+                status=None if held else status,
                 tag=tag,
+                createdBy=as_known_at,
+                validAt=None if held else valid_now,
+                asOf=None if held else as_of,
                 afterCreatedAt=after_created,
                 afterId=after_id,
                 limit=limit + 1,
@@ -141,12 +200,31 @@ class NoteService:
         page, nodes = await self._db.read_tx(work)
         by_id = {row["node"]["id"]: note_view(row["node"]) for row in nodes}
         items = [by_id[r["id"]] for r in page[:limit] if r["id"] in by_id]
+        if as_known_at is not None:
+            known = await known_at(self._db, user, [n["id"] for n in items], as_known_at)
+            views = [held_view(n, n["id"], known.get(n["id"]), as_known_at) for n in items]
+            items = [
+                v for v in views
+                if v is not None and (status is None or v["status"] == status)
+                and (valid_now is None or valid_at(v, valid_now))
+            ]  # fmt: skip
         next_cursor = (
             encode_cursor(page[limit - 1]["createdAt"], page[limit - 1]["id"]) if len(page) > limit else None
         )
         return items, next_cursor
 
-    # --- update and delete ------------------------------------------------------------------
+    # --- update, invalidate and delete ------------------------------------------------------
+    async def invalidate(
+        self, principal: Principal, node_id: str, *, reason: str, at: int | None = None
+    ) -> dict[str, Any] | Proposed:
+        """State that a fact stopped being true at ``at`` (now by default), and why: a change
+        of its ``validUntil`` (journaled, undoable; an agent's invalidation of what a person
+        wrote or corrected waits as a proposal). A fact that had ended by then already is a
+        :class:`Conflict` (two invalidations at once: the first one stands)."""
+        return await self._edits.update(
+            principal, node_id, NotePatch(valid_until=at or millis_now(), invalid_reason=reason), ending=True
+        )
+
     async def update(
         self,
         principal: Principal,

@@ -3,6 +3,8 @@ expansion, and a note's neighbourhood; both run one Cypher query (``graph.knowle
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -11,7 +13,9 @@ from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput, NotFound
 from graph.core.principals import Principal, Scope
+from graph.core.values import iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
+from graph.knowledge.clocks import held_view, known_at, valid_at
 from graph.knowledge.models import (
     ALL_REL_TYPES,
     Direction,
@@ -21,6 +25,7 @@ from graph.knowledge.models import (
     SearchQuery,
 )
 from graph.knowledge.search import SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
+from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import edge_view, note_view
 
 
@@ -91,7 +96,12 @@ class RetrievalService:
                 seed_ids=[node_id],
                 top_k=1,
                 pool=1,
-                filters={"statuses": statuses, **_filter_params(SearchFilters())},
+                filters={
+                    "statuses": statuses,
+                    **_filter_params(SearchFilters()),
+                    "validAt": None,
+                    "asOf": None,
+                },
                 depth=depth,
                 rel_types=ALL_REL_TYPES,
                 direction=Direction.BOTH.value,
@@ -109,6 +119,8 @@ class RetrievalService:
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
         """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
         one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
+        if query.as_known_at is not None:
+            return await self._search_held(principal, query, query.as_known_at)
         user = principal.user_id
         check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
         vector = query.embedding
@@ -129,7 +141,11 @@ class RetrievalService:
                 text=query.query if query.mode != SearchMode.VECTOR else None,
                 top_k=query.top_k,
                 pool=_pool(query),
-                filters={"statuses": _statuses(query), **_filter_params(query.filters)},
+                filters={
+                    "statuses": _statuses(query),
+                    **_filter_params(query.filters),
+                    **valid_params(query),
+                },
                 depth=depth,
                 rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
                 direction=query.direction.value,
@@ -166,6 +182,50 @@ class RetrievalService:
 
         return await self._db.read_tx(work)
 
+    async def _search_held(self, principal: Principal, query: SearchQuery, moment: int) -> dict[str, Any]:
+        """A search of what the memory held at ``moment`` (record time): the notes recorded by
+        then, of any status and validity, ranked as they read now (three times the top k),
+        then replayed from the journal and kept if, as held then, they had the status asked
+        for and were true (at ``as_of``, or not yet ended then). Notes deleted since are not
+        searched (``GET /v1/knowledge/{id}?asKnownAt=`` still shows them)."""
+        before = datetime.fromtimestamp(moment / 1000 + 0.001, UTC)
+        filters = query.filters
+        wide = replace(
+            query,
+            as_known_at=None,
+            include_ended=True,
+            top_k=min(100, query.top_k * 3),
+            filters=replace(
+                filters,
+                status=tuple(KnowledgeStatus),
+                created_before=min(before, filters.created_before) if filters.created_before else before,
+            ),
+        )
+        found = await self.search(principal, wide)
+        ids = [h["node"]["id"] for h in found["hits"]] + [r["node"]["id"] for r in found["expanded"]]
+        known = await known_at(self._db, principal.user_id, ids, moment)
+        wanted = set(_statuses(query))
+
+        def held(node: dict[str, Any]) -> dict[str, Any] | None:
+            view = held_view(node, node["id"], known.get(node["id"]), moment)
+            if view is None or view["status"] not in wanted:
+                return None
+            true = (
+                valid_at(view, query.as_of)
+                if query.as_of is not None
+                else valid_at(view, moment, begun=False)
+            )
+            return view if true or query.include_ended else None
+
+        hits = [h | {"node": v} for h in found["hits"] if (v := held(h["node"])) is not None][: query.top_k]
+        expanded = [r | {"node": v} for r in found["expanded"] if (v := held(r["node"])) is not None]
+        kept = {h["node"]["id"] for h in hits} | {r["node"]["id"] for r in expanded}
+        edges = [
+            e for e in found["edges"]
+            if {e["sourceId"], e["targetId"]} <= kept and (e.get("createdAt") or "") <= iso_millis(moment)
+        ]  # fmt: skip
+        return {"hits": hits, "expanded": expanded, "edges": edges, "plan": found["plan"]}
+
 
 def _pool(query: SearchQuery) -> int:
     """How long each half's ranking is: the top k (twice, at least 20, for fusion); four
@@ -174,10 +234,20 @@ def _pool(query: SearchQuery) -> int:
     return pool * 4 if query.collapse_by is not None else pool
 
 
+def valid_params(query: SearchQuery) -> dict[str, int | None]:
+    """Valid time as the search queries take it: what is true now (notes and edges whose
+    validity ended are left out), what was true at ``as_of``, or everything."""
+    if query.include_ended:
+        return {"validAt": None, "asOf": None}
+    if query.as_of is not None:
+        return {"validAt": query.as_of, "asOf": query.as_of}
+    return {"validAt": millis_now(), "asOf": None}
+
+
 def _statuses(query: SearchQuery) -> list[str]:
     if query.filters.status:
         return [s.value for s in query.filters.status]
-    if query.include_superseded:
+    if query.include_superseded or (query.as_of is not None and not query.include_ended):
         return [KnowledgeStatus.ACTIVE.value, KnowledgeStatus.SUPERSEDED.value]
     return [KnowledgeStatus.ACTIVE.value]
 

@@ -158,7 +158,7 @@ SEARCH_QUERIES = {
 }
 #: The filters of a search besides status (``statuses`` is always set): when none is set and
 #: no scope, the query skips their tests (``$filtered``).
-NOTE_FILTERS = ("types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore")
+NOTE_FILTERS = ("types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore", "asOf")
 #: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
 RRF_K = 60
 
@@ -230,6 +230,8 @@ async def retrieve(
         "scope": scope,
         "filtered": scope is not None or any(filters.get(k) is not None for k in NOTE_FILTERS),
         "collapse": collapse,
+        "validAt": None,  # valid time unless ``filters`` set it (see retrieval.valid_params)
+        "asOf": None,
         **filters,
     }
     query = SEARCH_QUERIES[depth]

@@ -298,6 +298,7 @@ class UndoService:
                 "relType": e["relType"], "createdAt": e.get("createdAt"), "source": e.get("source"),
                 "confidence": e.get("confidence"), "note": e.get("note"),
                 "createdByRole": e.get("createdByRole"), "createdByAgent": e.get("createdByAgent"),
+                "validFrom": e.get("validFrom"), "validUntil": e.get("validUntil"),
             })  # fmt: skip
         note = restorable(snapshot)
         [row] = await gated.run(
@@ -322,6 +323,7 @@ class UndoService:
         row = {
             "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"], "relType": kind.rel_type,
             "source": edge.get("source"), "confidence": edge.get("confidence"), "note": edge.get("note"),
+            "validFrom": edge.get("validFrom"), "validUntil": edge.get("validUntil"),
         }  # fmt: skip
         [created] = await gated.run(
             "queries/knowledge/edges_create",

@@ -141,3 +141,40 @@ def stated_validity(text: str, reference: datetime) -> Validity:
     if opens is not None and closes is not None and closes <= opens:
         return Validity(opens, None)  # a contradiction in the text: keep what opens it
     return Validity(opens, closes)
+
+
+def millis(moment: datetime | None) -> int | None:
+    """A moment as stored (epoch milliseconds: a note's valid time is JSON in the journal as
+    it is in the graph, compared as numbers)."""
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def note_validity(
+    title: str,
+    content: str,
+    valid_from: int | None,
+    valid_until: int | None,
+    reference: datetime | None = None,
+) -> dict[str, int | None]:
+    """A new note's ``validFrom`` / ``validUntil`` as stored: as sent, or when neither was sent,
+    as its text states them (``reference``: when it was written, now by default)."""
+    if valid_from is not None or valid_until is not None:
+        return {"validFrom": valid_from, "validUntil": valid_until}
+    stated = stated_validity(f"{title}. {content}", reference or datetime.now(UTC))
+    return {"validFrom": millis(stated.valid_from), "validUntil": millis(stated.valid_until)}
+
+
+def millis_now() -> int:
+    """Now, as valid time is stored."""
+    return int(datetime.now(UTC).timestamp() * 1000)
+
+
+def said_validity(text: str, said_at: int | None) -> tuple[int | None, int | None]:
+    """The valid time of a fact drawn from a message said at ``said_at`` (epoch ms): what the
+    text states, read against when it was said, and from then when it states no start."""
+    if said_at is None:
+        return None, None
+    stated = stated_validity(text, datetime.fromtimestamp(said_at / 1000, UTC))
+    start = millis(stated.valid_from) or said_at
+    end = millis(stated.valid_until)
+    return start, end if end is None or end > start else None

@@ -26,6 +26,9 @@ def edge_view(row: dict[str, Any]) -> dict[str, Any]:
     for key in ("source", "confidence", "note"):
         if row.get(key) is not None:
             edge[key] = row[key]
+    for key in ("validFrom", "validUntil"):
+        if row.get(key) is not None:
+            edge[key] = iso_millis(row[key])
     return edge
 
 
@@ -53,12 +56,27 @@ def note_view(node: dict[str, Any]) -> dict[str, Any]:
         )
     if node.get("mergeCount") is None:
         node["mergeCount"] = 0
-    for key in ("embedding", "sourceRef"):
+    validity_view(node)
+    for key in ("embedding", "sourceRef", "invalidReason"):
         if node.get(key, 0) is None:
             del node[key]
     for merge in node.get("merges") or ():
         merge_view(merge)
     return node
+
+
+def validity_view(node: dict[str, Any]) -> None:
+    """A note's valid time as the API shows it, in place: ``validFrom`` as stored, and
+    ``validUntil`` the earlier of what was stated and the start of the first note that
+    supersedes it (``supersededFrom``, which the projections read from the edges); both ISO,
+    absent when open."""
+    ends = [e for e in [node.get("validUntil"), *(node.pop("supersededFrom", None) or ())] if e is not None]
+    node["validUntil"] = min(ends) if ends else None
+    for key in ("validFrom", "validUntil"):
+        if node.get(key) is not None:
+            node[key] = iso_millis(node[key])
+        else:
+            node.pop(key, None)
 
 
 def batch_result_view(result: CreateResult, requested_id: str | None) -> dict[str, Any]:
@@ -136,8 +154,18 @@ def created_note_view(row: dict[str, Any], stamp: str, role: str, agent_id: str 
         "updatedAt": stamp,
         "mergeCount": 0,
         "merges": [],
-        "writtenBy": written_by(role, agent_id, list(NOTE_FIELDS) if role == "human" else []),
+        # A person's create writes every field it sets (an open valid time is not set).
+        "writtenBy": written_by(
+            role,
+            agent_id,
+            [f for f in NOTE_FIELDS if f not in ("validFrom", "validUntil") or row.get(f) is not None]
+            if role == "human"
+            else [],
+        ),
     }
     if row.get("sourceRef") is not None:
         view["sourceRef"] = row["sourceRef"]
+    for key in ("validFrom", "validUntil"):
+        if row.get(key) is not None:
+            view[key] = iso_millis(row[key])
     return view

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from api.dto.base import CamelModel, Id, OutModel
 from api.dto.knowledge.notes import NoteOut
+from api.dto.knowledge.validity import ValidityIn
 from graph.knowledge.models import (
     EdgeType,
     KnowledgeSource,
@@ -13,7 +14,7 @@ from graph.knowledge.models import (
 )
 
 
-class EdgeIn(CamelModel):
+class EdgeIn(ValidityIn):
     """An edge from the note in the path to ``targetId``."""
 
     type: EdgeType
@@ -24,7 +25,10 @@ class EdgeIn(CamelModel):
 
     def to_domain(self, source_id: str) -> NewEdge:
         """The domain's view of this edge."""
-        return NewEdge(source_id, self.type, self.target_id, self.confidence, self.source, self.note)
+        start, end = self.valid_millis()
+        return NewEdge(
+            source_id, self.type, self.target_id, self.confidence, self.source, self.note, start, end
+        )
 
 
 class EdgeBatchItemIn(EdgeIn):
@@ -49,6 +53,8 @@ class EdgeOut(OutModel):
     source: str | None = None
     confidence: float | None = None
     note: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
 
 
 class CreatedEdgeOut(OutModel):

@@ -21,6 +21,7 @@ from api.dto.base import (
     vector_size,
 )
 from api.dto.knowledge.proposals import ProposalOut, ProposalRefOut
+from api.dto.knowledge.validity import ValidFrom, ValidityIn, ValidUntil
 from graph.core.settings import get_settings
 from graph.knowledge.models import (
     KnowledgeSource,
@@ -29,6 +30,7 @@ from graph.knowledge.models import (
     NewNote,
     NotePatch,
 )
+from graph.knowledge.valid_time import millis
 
 
 def word_limit(content: str) -> str:
@@ -43,7 +45,7 @@ def word_limit(content: str) -> str:
     return content
 
 
-class NoteIn(CamelModel):
+class NoteIn(ValidityIn):
     """A note to create."""
 
     id: Id | None = Field(default=None, description="Your id for the note; generated if absent.")
@@ -97,6 +99,8 @@ class NoteIn(CamelModel):
             embedding=self.embedding,
             dedupe=self.dedupe,
             source_ref=self.source_ref,
+            valid_from=self.valid_millis()[0],
+            valid_until=self.valid_millis()[1],
         )
 
 
@@ -128,6 +132,10 @@ class NotePatchIn(CamelModel):
     source_ref: str | None = Field(
         default=None, min_length=1, max_length=512, json_schema_extra=absent_not_null()
     )
+    valid_from: ValidFrom = Field(
+        default=None, description="When this became true; null: from when it was recorded."
+    )
+    valid_until: ValidUntil = Field(default=None, description="When this stopped being true; null: open.")
 
     @field_validator("title")
     @classmethod
@@ -148,9 +156,11 @@ class NotePatchIn(CamelModel):
     def _something(self) -> NotePatchIn:
         if not self.model_fields_set:
             raise ValueError("nothing to change: send at least one field")
-        for name in self.model_fields_set:
+        for name in self.model_fields_set - _CLEARABLE:
             if getattr(self, name) is None:
                 raise ValueError(f"{to_camel(name)} cannot be null")
+        if None not in (self.valid_from, self.valid_until) and self.valid_until <= self.valid_from:  # type: ignore[operator]
+            raise ValueError("validUntil must come after validFrom")
         return self
 
     def to_domain(self) -> NotePatch:
@@ -164,7 +174,19 @@ class NotePatchIn(CamelModel):
             tags=tuple(self.tags) if self.tags is not None else None,
             status=self.status,
             source_ref=self.source_ref,
+            valid_from=millis(self.valid_from),
+            valid_until=millis(self.valid_until),
+            cleared=self._cleared(),
         )
+
+    def _cleared(self) -> frozenset[str]:
+        """The valid time sent as null (open again); a note valid again keeps no reason it ended."""
+        names = {to_camel(n) for n in _CLEARABLE & self.model_fields_set if getattr(self, n) is None}
+        return frozenset(names | ({"invalidReason"} if "validUntil" in names else set()))
+
+
+#: What a patch may set to null: a note's valid time (open again).
+_CLEARABLE = frozenset({"valid_from", "valid_until"})
 
 
 class MergeOut(OutModel):
@@ -211,6 +233,15 @@ class NoteOut(OutModel):
     )
     embedding: list[float] | None = None
     source_ref: str | None = None
+    valid_from: str | None = Field(default=None, description="When it became true (absent: when recorded).")
+    valid_until: str | None = Field(
+        default=None,
+        description="When it stopped being true: the date stated or set, or the start of the note that "
+        "supersedes it, whichever is earlier (absent: still true).",
+    )
+    invalid_reason: str | None = Field(
+        default=None, description="Why it stopped being true (an invalidation)."
+    )
     written_by: WrittenByOut | None = None
 
 

@@ -19,6 +19,7 @@ from graph.knowledge.models import (
     SearchMode,
     SearchQuery,
 )
+from graph.knowledge.valid_time import millis
 
 
 class FiltersIn(CamelModel):
@@ -65,6 +66,21 @@ class SearchIn(CamelModel):
         description="sourceRef: keep the best hit of each source, so topK fills with distinct "
         "sources (a note without a sourceRef is a source of its own).",
     )
+    as_of: DateTime | None = Field(
+        default=None,
+        description="Valid time: only what was true then (begun, not ended, not yet superseded); "
+        "superseded notes count. Absent: what is true now (notes and edges whose validity ended are "
+        "left out).",
+    )
+    include_ended: bool = Field(
+        default=False, description="Keep notes and edges whose validity has ended (asOf is then ignored)."
+    )
+    as_known_at: DateTime | None = Field(
+        default=None,
+        description="Record time: the notes as the memory held them then (from the journal), ranked as "
+        "they read now; with asOf, what was held then about what was true at asOf. Notes deleted since "
+        "are not searched.",
+    )
 
     def to_domain(self) -> SearchQuery:
         """The domain's view of this search."""
@@ -80,6 +96,9 @@ class SearchIn(CamelModel):
             include_superseded=self.include_superseded,
             embedding=self.embedding,
             collapse_by=self.collapse_by,
+            as_of=millis(self.as_of),
+            include_ended=self.include_ended,
+            as_known_at=millis(self.as_known_at),
         )
 
 

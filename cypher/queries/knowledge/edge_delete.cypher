@@ -4,7 +4,7 @@ MATCH (a:Knowledge {userId: $userId, id: $sourceId})-[r:$($relType)]-(b:Knowledg
 WHERE startNode(r) = a OR $relType = 'CONFLICTS_WITH'
 WITH r, endNode(r) AS target, {
   relType: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note,
+  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil,
   createdByRole: r.createdByRole, createdByAgent: r.createdByAgent
 } AS edge
 DELETE r

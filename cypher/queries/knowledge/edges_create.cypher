@@ -1,5 +1,6 @@
 // Create typed edges between a user's notes (idempotent; conflictsWith is one edge either way).
-// The relationship type is checked against the four allowed ones before it gets here.
+// The relationship type is checked against the four allowed ones before it gets here. Valid
+// time (validFrom, validUntil: epoch milliseconds) is absent when open.
 UNWIND $rows AS row
 MATCH (a:Knowledge {userId: $userId, id: row.sourceId})
 MATCH (b:Knowledge {userId: $userId, id: row.targetId})
@@ -10,7 +11,8 @@ CALL (a, b, row, rev) {
   WITH * WHERE rev IS NULL
   MERGE (a)-[r:$(row.relType)]->(b)
     ON CREATE SET r.createdAt = datetime(), r.source = row.source, r.confidence = row.confidence,
-                  r.note = row.note, r.createdByRole = $role, r.createdByAgent = $agentId
+                  r.note = row.note, r.createdByRole = $role, r.createdByAgent = $agentId,
+                  r.validFrom = row.validFrom, r.validUntil = row.validUntil
   RETURN r
   UNION
   WITH * WHERE rev IS NOT NULL
@@ -21,5 +23,5 @@ FOREACH (_ IN CASE WHEN row.relType = 'SUPERSEDES' AND b.status = 'active' THEN 
 )
 RETURN row.index AS index, created, {
   type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
+  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
 } AS edge

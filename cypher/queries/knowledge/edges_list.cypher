@@ -12,7 +12,7 @@ WITH s, r, t, s.id + ' ' + type(r) + ' ' + t.id AS key
 WHERE $after IS NULL OR key > $after
 RETURN key, {
   type: type(r), sourceId: s.id, targetId: t.id,
-  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
+  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
 } AS edge
 ORDER BY key
 LIMIT $limit

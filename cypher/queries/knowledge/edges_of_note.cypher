@@ -4,6 +4,6 @@ WHERE m.userId = $userId AND type(r) IN $relTypes
   AND ($scope IS NULL OR m.id IN $scope.ids OR any(t IN coalesce(m.tags, []) WHERE t IN $scope.tags))
 RETURN {
   type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
+  createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
 } AS edge
 ORDER BY r.createdAt, edge.sourceId, edge.targetId

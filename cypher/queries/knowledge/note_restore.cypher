@@ -37,7 +37,7 @@ CALL (n) {
   WITH e, r, endNode(r) AS target
   SET r.createdAt = datetime({epochMillis: e.createdAt}), r.source = e.source,
       r.confidence = e.confidence, r.note = e.note, r.createdByRole = e.createdByRole,
-      r.createdByAgent = e.createdByAgent
+      r.createdByAgent = e.createdByAgent, r.validFrom = e.validFrom, r.validUntil = e.validUntil
   FOREACH (_ IN CASE WHEN e.relType = 'SUPERSEDES' AND target.status = 'active' THEN [1] ELSE [] END |
     SET target.status = 'superseded', target.updatedAt = datetime()
   )

@@ -20,6 +20,7 @@ RETURN n {
     WHERE o.userId = $userId AND type(r) IN ['RELATED_TO', 'DEPENDS_ON', 'SUPERSEDES', 'CONFLICTS_WITH'] | {
     relType: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
     createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note,
+    validFrom: r.validFrom, validUntil: r.validUntil,
     createdByRole: r.createdByRole, createdByAgent: r.createdByAgent
   }]
 } AS note

@@ -5,7 +5,8 @@ MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 RETURN n {
   .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-  .createdByRole, .createdByAgent, .personFields,
+  .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+  supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(n) | coalesce(s.validFrom, s.createdAt.epochMillis)],
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
   merges: COLLECT {

@@ -4,11 +4,13 @@
 // linked to the note as it is made (the shape queries/core/mutation_record writes: a
 // note.create with the fields after, in the write $seq, at its part). A person's new note
 // has every field person-written (`personFields`, as queries/core/mutation_record keeps it);
-// `vectorSupplied` marks a vector the client sent rather than the service's own.
+// `vectorSupplied` marks a vector the client sent rather than the service's own. Valid time
+// (validFrom, validUntil) is epoch milliseconds, absent when open.
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
   source: row.source, confidence: row.confidence, tags: row.tags, sourceRef: row.sourceRef, status: 'active',
+  validFrom: row.validFrom, validUntil: row.validUntil,
   createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
   embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0,
   personFields: CASE WHEN $role = 'human' THEN row.mutation.written ELSE [] END,

@@ -13,10 +13,15 @@
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 // $filtered is false when no filter and no scope is set: the ranking then skips their tests.
 // $collapse keeps the best hit per sourceRef before the top $topK is taken.
+// Valid time (epoch ms): $validAt leaves out notes and edges whose validity ended by then
+// (now, by default: what is true now); $asOf keeps only what was true then: begun, not ended,
+// and not superseded by a note begun by then (a supersedes edge ends the older note at the
+// newer one's start). A note or edge begins at its validFrom, else when it was recorded (a
+// note recorded after its stated end began at no known time: it counts as begun).
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NOT NULL
   CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, vector) YIELD node AS n, score
-  WHERE n.userId = $userId AND n.status IN $statuses
+  WHERE n.userId = $userId AND n.status IN $statuses AND ($validAt IS NULL OR n.validUntil IS NULL OR n.validUntil > $validAt)
     AND (NOT $filtered OR (
       ($types IS NULL OR n.type IN $types)
       AND ($sources IS NULL OR n.source IN $sources)
@@ -24,14 +29,18 @@ CALL () {
       AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
       AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
       AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+      AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) <= $asOf
+        AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
+          WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
   WITH n, score ORDER BY score DESC, n.id
   RETURN collect({id: n.id, score: score}) AS indexRanked
 }
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NULL
   MATCH (n:Knowledge)
-  WHERE n.userId = $userId AND n.status IN $statuses
+  WHERE n.userId = $userId AND n.status IN $statuses AND ($validAt IS NULL OR n.validUntil IS NULL OR n.validUntil > $validAt)
     AND (NOT $filtered OR (
       ($types IS NULL OR n.type IN $types)
       AND ($sources IS NULL OR n.source IN $sources)
@@ -39,7 +48,11 @@ CALL () {
       AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
       AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
       AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+      AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+      AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) <= $asOf
+        AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
+          WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
   WITH n, vector.similarity.cosine(n.embedding, vector) AS score
   ORDER BY score DESC, n.id
   LIMIT $pool
@@ -76,7 +89,7 @@ CALL () {
   CALL (ranked, head) {
     UNWIND ranked[0..head] AS r
     WITH r.n AS n, r.weight AS weight
-    WHERE n.userId = $userId AND n.status IN $statuses
+    WHERE n.userId = $userId AND n.status IN $statuses AND ($validAt IS NULL OR n.validUntil IS NULL OR n.validUntil > $validAt)
       AND (NOT $filtered OR (
         ($types IS NULL OR n.type IN $types)
         AND ($sources IS NULL OR n.source IN $sources)
@@ -84,13 +97,17 @@ CALL () {
         AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
         AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
         AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+        AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) <= $asOf
+          AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
+            WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
     RETURN collect({n: n, weight: weight}) AS kept
   }
   CALL (ranked, head, kept) {
     UNWIND CASE WHEN size(kept) < $textCandidates THEN ranked[head..] ELSE [] END AS r
     WITH r.n AS n, r.weight AS weight
-    WHERE n.userId = $userId AND n.status IN $statuses
+    WHERE n.userId = $userId AND n.status IN $statuses AND ($validAt IS NULL OR n.validUntil IS NULL OR n.validUntil > $validAt)
       AND (NOT $filtered OR (
         ($types IS NULL OR n.type IN $types)
         AND ($sources IS NULL OR n.source IN $sources)
@@ -98,7 +115,11 @@ CALL () {
         AND ($tags IS NULL OR any(t IN n.tags WHERE t IN $tags))
         AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
         AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
-        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))))
+        AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+        AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) <= $asOf
+          AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
+            WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
     RETURN collect({n: n, weight: weight}) AS more
   }
   UNWIND kept + more AS k
@@ -151,6 +172,13 @@ CALL (hits, hitIds) {
   UNWIND hits AS h
   MATCH p = (h)((a:Knowledge)-[r]-(b:Knowledge)
     WHERE type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
+      AND ($validAt IS NULL OR ((b.validUntil IS NULL OR b.validUntil > $validAt)
+        AND (r.validUntil IS NULL OR r.validUntil > $validAt)))
+      AND ($asOf IS NULL OR (coalesce(b.validFrom, CASE WHEN b.validUntil <= b.createdAt.epochMillis THEN 0
+          ELSE b.createdAt.epochMillis END) <= $asOf
+        AND coalesce(r.validFrom, r.createdAt.epochMillis) <= $asOf
+        AND (b.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(b)
+          WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))
       AND ($scope IS NULL OR b.id IN $scope.ids OR any(t IN coalesce(b.tags, []) WHERE t IN $scope.tags))
       AND ($direction = 'both'
            OR ($direction = 'out' AND startNode(r) = a)
@@ -165,7 +193,8 @@ CALL (hits, hitIds) {
     node: m,
     view: m {
       .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-      .createdByRole, .createdByAgent, .personFields,
+      .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+      supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(m) | coalesce(s.validFrom, s.createdAt.epochMillis)],
       createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
       merges: COLLECT {
         MATCH (m)-[:MERGED_FROM]->(mn:MergedNote)
@@ -179,7 +208,7 @@ CALL (hits, hitIds) {
     depth: nearest.depth,
     via: [v IN nearest.vias | {
       type: type(v), sourceId: startNode(v).id, targetId: endNode(v).id,
-      createdAt: v.createdAt.epochMillis, source: v.source, confidence: v.confidence, note: v.note
+      createdAt: v.createdAt.epochMillis, source: v.source, confidence: v.confidence, note: v.note, validFrom: v.validFrom, validUntil: v.validUntil
     }]
   }) AS reached
 }
@@ -188,13 +217,16 @@ CALL (everyone) {
   UNWIND everyone AS a
   MATCH (a)-[r]->(b:Knowledge)
   WHERE b IN everyone AND type(r) IN $relTypes
+    AND ($validAt IS NULL OR r.validUntil IS NULL OR r.validUntil > $validAt)
+    AND ($asOf IS NULL OR coalesce(r.validFrom, r.createdAt.epochMillis) <= $asOf)
   RETURN collect(r) AS edges
 }
 RETURN
   vectorHits, textHits, matched, ranked,
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-    .createdByRole, .createdByAgent, .personFields,
+    .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+    supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(h) | coalesce(s.validFrom, s.createdAt.epochMillis)],
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: COLLECT {
       MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)
@@ -208,5 +240,5 @@ RETURN
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
   [r IN edges | {
     type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
-    createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note
+    createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
   }] AS edges
