@@ -28,6 +28,7 @@ from graph.core.db import Database
 from graph.core.principals import Principal, Role, Scope
 from graph.core.schema import check_schema
 from graph.core.values import plain
+from graph.knowledge.valid_time import millis_now
 
 #: The latest writes whose notes count as hot.
 HOT_WINDOW = 500
@@ -154,6 +155,7 @@ class OrientService:
         [row] = await self._db.read(
             "queries/continuity/orient",
             userId=principal.user_id,
+            validAt=millis_now(),
             agentId=principal.agent_view(principal.agent_id),
             viewAgent=principal.agent_view(None),
             sessionId=principal.session_id,

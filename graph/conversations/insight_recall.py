@@ -15,6 +15,7 @@ from graph.core.principals import Principal
 from graph.core.values import plain
 from graph.core.vectors import VectorPlanConfig, cosine_from_score
 from graph.knowledge.search import RRF_K, keyword_terms
+from graph.knowledge.valid_time import millis_now
 
 
 class InsightReader:
@@ -72,6 +73,8 @@ class InsightReader:
             [vector] = await self._embedder.embed([query])
         user = principal.user_id
 
+        now = millis_now()
+
         async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
             [counts] = await run_rows(tx, "queries/conversations/insights_counts", userId=user)
             mine, total = int(counts["mine"]), int(counts["total"])
@@ -87,6 +90,7 @@ class InsightReader:
                         vector=vector,
                         candidates=candidates,
                         limit=limit,
+                        validAt=now,
                     )
                     if row["matched"] >= limit:
                         hits, done = row["hits"], True
@@ -97,6 +101,7 @@ class InsightReader:
                         userId=user,
                         vector=vector,
                         limit=limit,
+                        validAt=now,
                     )
             terms = keyword_terms(query, user, fields=("content",)) if mine else []
             worded = (
@@ -110,6 +115,7 @@ class InsightReader:
                     vector=vector,
                     candidates=max(limit * 4, 50),
                     limit=limit,
+                    validAt=now,
                 )
                 if terms
                 else []

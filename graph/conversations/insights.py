@@ -39,6 +39,7 @@ from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.knowledge.notes import NoteService
 from graph.knowledge.search import TERM_LIMIT
+from graph.knowledge.valid_time import said_validity
 
 JOB_KINDS = ("extract", "feedback-loop")
 _KNOWLEDGE_TYPE = {
@@ -221,6 +222,9 @@ class InsightService:
                 confidence=float(r["confidence"]),
                 tags=(r["type"],),
                 source_ref=thread_source_ref(thread_id),
+                # True from when it was said, unless the words say otherwise.
+                valid_from=said_validity(r["content"], r.get("saidAt"))[0],
+                valid_until=said_validity(r["content"], r.get("saidAt"))[1],
             )
             for r in insights
         ]

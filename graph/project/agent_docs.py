@@ -36,6 +36,7 @@ from graph.core.principals import Principal
 from graph.core.values import check_id, iso_millis
 from graph.core.vectors import cosine_from_score
 from graph.knowledge.corrections import is_agent
+from graph.knowledge.valid_time import millis_now
 from graph.project.context import authorship, recorded_by
 from graph.project.models import AgentDocs
 
@@ -162,7 +163,7 @@ class AgentDocService:
         docs = await self.get(principal, agent_id)
         [found] = await self._db.read(
             "queries/project/instructions_decisions", userId=principal.user_id, agentId=agent_id,
-            limit=MAX_DECISIONS, maxChars=MAX_DECISION_CHARS,
+            limit=MAX_DECISIONS, maxChars=MAX_DECISION_CHARS, validAt=millis_now(),
         )  # fmt: skip
         base = docs["baseInstructions"] or DEFAULT_BASE
         # Tokenising is CPU work (up to MAX_DECISIONS lines): a thread, not the event loop.

@@ -25,6 +25,7 @@ from graph.core.values import iso_millis
 from graph.core.vectors import cosine_from_score
 from graph.knowledge.models import SearchMode, SearchQuery
 from graph.knowledge.retrieval import RetrievalService
+from graph.knowledge.valid_time import millis_now
 
 #: Candidates each layer brings, per result asked for: enough that the one ranking is not
 #: decided by a layer's own cut.
@@ -77,8 +78,9 @@ class UnifiedSearch:
             insight_ids += [insight["id"] for insight in recalled["insights"]]
         if Layer.DOCS in layers and principal.scope is None:  # a scoped key sees its notes only
             rows = await self._db.read(
-                "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want
-            )
+                "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want,
+                validAt=millis_now(),
+            )  # fmt: skip
             for row in rows:
                 (doc_ids if row["what"] == "agentDoc" else note_ids).append(row["id"])
         rows = await self._db.read(

@@ -29,7 +29,8 @@ CALL () {
   WHERE m.userId = $userId AND m.seq IS NOT NULL
   WITH m ORDER BY m.userId DESC, m.seq DESC LIMIT $hotWindow
   MATCH (m)-[:CHANGED]->(k:Knowledge)
-  WHERE $scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags)
+  WHERE ($scope IS NULL OR k.id IN $scope.ids OR any(t IN coalesce(k.tags, []) WHERE t IN $scope.tags))
+    AND (k.validUntil IS NULL OR k.validUntil > $validAt)  // what has ended is not served as current
   WITH k, count(m) AS touches, max(m.at) AS lastAt
   ORDER BY touches DESC, lastAt DESC, k.id
   LIMIT $hotLimit

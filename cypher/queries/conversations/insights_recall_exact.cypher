@@ -1,6 +1,11 @@
 // Cross-session recall, exact plan: a user's insights most similar to the query.
 MATCH (i:Insight)
 WHERE i.userId = $userId
+  // An insight whose fact has ended (the note drawn from it superseded, or its validity over by
+  // $validAt) is not recalled: reads that feed an agent serve what is true now.
+  AND NOT EXISTS {
+    MATCH (k:Knowledge)-[:DERIVED_FROM]->(i) WHERE k.status = 'superseded' OR k.validUntil <= $validAt
+  }
 WITH i, vector.similarity.cosine(i.embedding, $vector) AS score
 ORDER BY score DESC, i.id
 LIMIT $limit

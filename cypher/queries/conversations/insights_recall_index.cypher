@@ -3,6 +3,11 @@
 // Only the top $limit are projected, not every candidate.
 CALL db.index.vector.queryNodes('insight_embedding', $candidates, $vector) YIELD node AS i, score
 WHERE i.userId = $userId
+  // An insight whose fact has ended (the note drawn from it superseded, or its validity over by
+  // $validAt) is not recalled: reads that feed an agent serve what is true now.
+  AND NOT EXISTS {
+    MATCH (k:Knowledge)-[:DERIVED_FROM]->(i) WHERE k.status = 'superseded' OR k.validUntil <= $validAt
+  }
 WITH i, score
 ORDER BY score DESC, i.id
 WITH collect({node: i, score: score}) AS ranked

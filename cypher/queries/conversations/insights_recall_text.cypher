@@ -18,6 +18,11 @@ WITH matches, log(1.0 + ($insights - size(matches) + 0.5) / (size(matches) + 0.5
 UNWIND matches AS i
 WITH i, sum(idf) AS weight
 WHERE i.userId = $userId
+  // An insight whose fact has ended (the note drawn from it superseded, or its validity over by
+  // $validAt) is not recalled: reads that feed an agent serve what is true now.
+  AND NOT EXISTS {
+    MATCH (k:Knowledge)-[:DERIVED_FROM]->(i) WHERE k.status = 'superseded' OR k.validUntil <= $validAt
+  }
 WITH i, weight ORDER BY weight DESC, i.id LIMIT $candidates
 WITH collect({i: i, weight: weight, length: size(split(i.content, ' '))}) AS top
 WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean

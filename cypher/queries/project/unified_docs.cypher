@@ -1,10 +1,11 @@
 // The docs layer of unified search: a user's active project context entries and agent
 // documentation lines most similar to the query ($vector, Neo4j's normalised cosine), at
-// most $limit. Exact: a project holds thousands of these, not millions.
+// most $limit. Exact: a project holds thousands of these, not millions. An entry whose validity
+// ended by $validAt is left out (what is true now).
 CALL () {
   MATCH (n:ProjectContext)
   WHERE n.userId = $userId AND n.kind IN ['decision', 'pattern', 'constraint']
-    AND n.status = 'active'
+    AND n.status = 'active' AND (n.validUntil IS NULL OR n.validUntil > $validAt)
   RETURN 'note' AS what, n.id AS id, vector.similarity.cosine(n.embedding, $vector) AS score
   UNION ALL
   MATCH (d:AgentDoc)

@@ -277,3 +277,26 @@ async def test_llm_pipeline_scripted_answers(stub: OpenAIStub, llm_api: ApiProce
             ]
         finally:
             await forget_user(db, user)
+
+
+async def test_a_fact_from_a_conversation_is_true_from_when_it_was_said_and_recall_drops_it_once_ended(
+    make_caller: MakeCaller,
+) -> None:
+    alice = await make_caller()
+    said = [m | {"createdAt": f"2026-03-0{i + 1}T10:00:00Z"} for i, m in enumerate(CONVERSATION)]
+    await open_thread(alice, "t", "Billing platform", said)
+    assert (await run_job(alice.http, "/v1/threads/t/feedback-loop"))["status"] == "done"
+    insights = (await alice.http.get("/v1/insights", params={"threadId": "t"})).json()["items"]
+    [decision] = [i for i in insights if i["type"] == "decision"]
+    [note_id] = decision["knowledgeIds"]
+    note = (await alice.http.get(f"/v1/knowledge/{note_id}")).json()
+    assert note["validFrom"] == "2026-03-04T10:00:00.000+00:00"  # when m4 was said
+
+    async def recalled() -> list[str]:
+        body = {"query": "which database do we use for billing?", "limit": 10}
+        return [i["id"] for i in (await alice.http.post("/v1/context/user", json=body)).json()["insights"]]
+
+    assert decision["id"] in await recalled()
+    ended = await alice.http.post(f"/v1/knowledge/{note_id}/invalidate", json={"reason": "moved to MySQL"})
+    assert ended.status_code == 200, ended.text
+    assert decision["id"] not in await recalled()
