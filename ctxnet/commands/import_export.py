@@ -60,9 +60,17 @@ def export(
         str | None, typer.Option(help="API key (default: CTXNET_API_KEY, else the dev key).")
     ] = None,
     embeddings: Annotated[bool, typer.Option("--embeddings", help="Keep each note's vector.")] = False,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="Only what was true then (RFC 3339): valid time.")
+    ] = None,
+    as_known_at: Annotated[
+        str | None,
+        typer.Option("--as-known-at", help="The notes as the memory held them then (RFC 3339): record time."),
+    ] = None,
 ) -> None:
     """Export the key's user's knowledge (decisions, patterns, constraints, notes with their
-    merges, edges) as JSONL that `ctxnet import` reads back."""
+    merges, edges) as JSONL that `ctxnet import` reads back; with `--as-of` / `--as-known-at`,
+    as it was true, or held, then."""
     import json
 
     from ctxnet.client import AsyncClient
@@ -70,7 +78,7 @@ def export(
 
     async def work(out: TextIO) -> dict[str, int]:
         async with AsyncClient(url, key) as client:
-            return await run_export(client, out, embeddings=embeddings)
+            return await run_export(client, out, embeddings=embeddings, as_of=as_of, as_known_at=as_known_at)
 
     if output is None:
         counts = asyncio.run(work(sys.stdout))

@@ -23,7 +23,9 @@ carried more than once is carried once, straight to where it is (``carriedCount`
 tool call's ``recordedAt``, ``role`` and ``agentId`` (the importing key's). Messages keep
 their times, insights their ids, extractor and time, pending actions their ids.
 Insights saved with a session's wiki page are not exported (nor are the pages, goals,
-skills, the profile, corrections, proposals and the journal).
+skills, the profile, corrections, proposals and the journal). A note keeps its valid time
+(``validFrom``, ``validUntil``; not an invalidation's reason). ``--as-of`` / ``--as-known-at``
+export what was true, or what the memory held, at a time.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from urllib.parse import quote
 from ctxnet.client import AsyncClient
 
 #: Fields of a note an import sends back (the rest is the record's, or the import's).
-NOTE_FIELDS = ("id", "title", "content", "type", "source", "confidence", "tags", "sourceRef")
+NOTE_FIELDS = (
+    "id", "title", "content", "type", "source", "confidence", "tags", "sourceRef", "validFrom", "validUntil"
+)  # fmt: skip
 KINDS = ("decision", "pattern", "constraint")
 
 
@@ -45,8 +49,20 @@ async def _pages(client: AsyncClient, path: str, **query: Any) -> list[dict[str,
     return [item async for item in client.iter_json(path, **query)]
 
 
-async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = False) -> dict[str, int]:
-    """Write the client's user's knowledge to ``out``; the counts of each record."""
+async def run_export(
+    client: AsyncClient,
+    out: TextIO,
+    *,
+    embeddings: bool = False,
+    as_of: str | None = None,
+    as_known_at: str | None = None,
+) -> dict[str, int]:
+    """Write the client's user's knowledge to ``out``; the counts of each record. ``as_of``
+    (valid time) keeps what was true then; ``as_known_at`` (record time) writes the notes as
+    the memory held them then (the listing's ``asOf`` / ``asKnownAt``): decisions, patterns
+    and constraints among them, with their fields as they are now, and the edges between
+    them that were true (and recorded) then."""
+    clocks = {k: v for k, v in (("asOf", as_of), ("asKnownAt", as_known_at)) if v is not None}
     me = await client.request_json("GET", "/v1/me")
     lines: list[dict[str, Any]] = [
         {
@@ -55,6 +71,7 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
             "userId": me["userId"],
             "exportedAt": datetime.now(UTC).isoformat(),
         }
+        | clocks
     ]
     project: set[str] = set()
     entries: list[dict[str, Any]] = []
@@ -62,9 +79,14 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
         for entry in await _pages(client, f"/v1/{kind}s", limit=500):
             project.add(entry["id"])
             entries.append({"record": kind} | entry)
+    notes = await _pages(
+        client, "/v1/knowledge", limit=500, includeEmbedding=str(embeddings).lower(), **clocks
+    )
+    if clocks:
+        held = {n["id"] for n in notes}
+        entries = [e for e in entries if e["id"] in held]
     entries.sort(key=lambda e: (e["createdAt"], e["id"]))
     lines += entries
-    notes = await _pages(client, "/v1/knowledge", limit=500, includeEmbedding=str(embeddings).lower())
     for note in sorted(notes, key=lambda n: n["id"]):
         if note["id"] in project:
             continue
@@ -79,6 +101,11 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
             line["embedding"] = note["embedding"]
         lines.append(line)
     edges = await _pages(client, "/v1/connections", limit=1000)
+    if clocks:
+        held = {n["id"] for n in notes}
+        edges = [
+            e for e in edges if {e["sourceId"], e["targetId"]} <= held and _edge_then(e, as_of, as_known_at)
+        ]
     for edge in edges:
         lines.append({"record": "edge"} | {k: v for k, v in edge.items() if k != "createdAt"})
     memory = await _memory(client)
@@ -96,6 +123,23 @@ async def run_export(client: AsyncClient, out: TextIO, *, embeddings: bool = Fal
         "sessions": counted["session"],
         "toolCalls": counted["toolCall"],
     }
+
+
+def _edge_then(edge: dict[str, Any], as_of: str | None, as_known_at: str | None) -> bool:
+    """Whether an edge was recorded by ``as_known_at`` and true at ``as_of`` (either unset)."""
+    made = _moment(edge["createdAt"])
+    if as_known_at is not None and made > _moment(as_known_at):
+        return False
+    if as_of is None:
+        return True
+    start = _moment(edge["validFrom"]) if edge.get("validFrom") else made
+    return start <= _moment(as_of) and (
+        not edge.get("validUntil") or _moment(edge["validUntil"]) > _moment(as_of)
+    )
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 async def _memory(client: AsyncClient) -> list[dict[str, Any]]:
