@@ -153,6 +153,11 @@ class Client(BaseClient):
         """Change some fields of a note."""
         return self.request(Call("PATCH", f"/v1/knowledge/{seg(note_id)}", body(patch)), NoteOut)
 
+    def invalidate_note(self, note_id: str, reason: str, at: str | None = None) -> NoteOut:
+        """State that a note stopped being true (now, or ``at``, RFC 3339), and why."""
+        sent = {"reason": reason} | ({"at": at} if at else {})
+        return self.request(Call("POST", f"/v1/knowledge/{seg(note_id)}/invalidate", sent), NoteOut)
+
     def delete_note(self, note_id: str) -> None:
         """Delete a note and its edges."""
         response = self.send(Call("DELETE", f"/v1/knowledge/{seg(note_id)}"))
@@ -302,6 +307,11 @@ class AsyncClient(AsyncBaseClient):
     async def get_note(self, note_id: str) -> NoteOut:
         """One note."""
         return await self.request(Call("GET", f"/v1/knowledge/{seg(note_id)}"), NoteOut)
+
+    async def invalidate_note(self, note_id: str, reason: str, at: str | None = None) -> NoteOut:
+        """State that a note stopped being true (now, or ``at``, RFC 3339), and why."""
+        sent = {"reason": reason} | ({"at": at} if at else {})
+        return await self.request(Call("POST", f"/v1/knowledge/{seg(note_id)}/invalidate", sent), NoteOut)
 
     def iter_notes(self, **query: Any) -> AsyncIterator[NoteOut]:
         """Every note (``type``, ``source``, ``status``, ``tag``, ``limit`` per page)."""

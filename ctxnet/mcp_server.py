@@ -39,6 +39,7 @@ from api.dto.knowledge.edges import EdgeIn
 from api.dto.knowledge.notes import NoteIn
 from api.dto.knowledge.proposals import AcknowledgeIn
 from api.dto.knowledge.search import SearchIn
+from api.dto.knowledge.validity import InvalidateIn
 from api.dto.project import UnifiedSearchIn
 from ctxnet.client import ApiError, AsyncClient, Call, error_of
 
@@ -215,6 +216,13 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
         "target superseded) or conflictsWith.",
         post("/v1/knowledge/{sourceId}/connections"), model=EdgeIn,
         path=(("sourceId", str, "The note the edge starts from."),),
+    )  # fmt: skip
+    add_tool(
+        server, tools, "invalidate",
+        "State that one of your notes stopped being true (now, or `at`), and why: reads that feed "
+        "you leave it out from then on; what a person wrote waits for the person.",
+        post("/v1/knowledge/{id}/invalidate"), model=InvalidateIn,
+        path=(("id", str, "The note that stopped being true."),),
     )  # fmt: skip
     add_tool(
         server, tools, "recall",

@@ -77,6 +77,11 @@ async def test_a_write_a_correction_holds_back_raises_proposed(
     with Client(api.base_url, agent.key) as cn, pytest.raises(Proposed) as held:
         cn.update_note("port", {"content": "The staging port is 7688 again."})
     assert held.value.status == 202 and held.value.proposal.id
+    with Client(api.base_url, agent.key) as cn, pytest.raises(Proposed):  # the person's text, too
+        cn.invalidate_note("port", "the port moved")
+    with Client(api.base_url, person.key) as cn:
+        ended = cn.invalidate_note("port", "the port moved", at="2026-01-01T00:00:00Z")
+    assert ended.invalid_reason == "the port moved" and ended.valid_until == "2026-01-01T00:00:00.000+00:00"
 
 
 async def test_the_async_client_wakes_up_and_pages(make_caller: MakeCaller, api: ApiProcess) -> None:

@@ -21,9 +21,9 @@ from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
 from tests.support.servers import ApiProcess, free_port
 
 TOOLS = {
-    "search", "remember", "connect", "recall", "unified_search", "orient", "catch_up", "brief_me",
-    "session_start", "session_end", "pending_actions", "resolve_pending_action", "set_goal", "goals",
-    "complete_goal", "skills", "load_skill", "corrections", "acknowledge_correction",
+    "search", "remember", "connect", "invalidate", "recall", "unified_search", "orient", "catch_up",
+    "brief_me", "session_start", "session_end", "pending_actions", "resolve_pending_action", "set_goal",
+    "goals", "complete_goal", "skills", "load_skill", "corrections", "acknowledge_correction",
 }  # fmt: skip
 
 
@@ -75,6 +75,11 @@ async def test_an_agent_works_through_the_tools(make_caller: MakeCaller, api: Ap
         assert edge["edge"]["type"] == "dependsOn"
         found = await call(session, "search", query="when do we deploy", topK=2)
         assert found["hits"][0]["node"]["id"] == "deploy"
+        ended = await call(session, "invalidate", id="freeze", reason="the freeze is over")
+        assert ended["invalidReason"] == "the freeze is over"
+        assert "freeze" not in [
+            h["node"]["id"] for h in (await call(session, "search", query="freeze"))["hits"]
+        ]
         # The session reached the journal: the agent's writes are attributed to it.
         [mutation] = (await person.http.get("/v1/mutations", params={"targetId": "deploy"})).json()["items"]
         assert mutation["actor"]["sessionId"] == session_id
