@@ -308,3 +308,40 @@ async def test_the_browser_timeline_shows_a_facts_versions_with_both_clocks(
         ("port-new", "2026-06-01", "2026-09-01", "moved"),
     ]
     assert all(r["learned"] <= r["lastChanged"] for r in rows)
+
+
+async def test_as_known_at_after_an_undo_and_a_correction(make_caller: MakeCaller) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    marks: list[str] = []
+
+    async def mark() -> None:
+        await asyncio.sleep(0.05)
+        marks.append(iso(datetime.now(UTC)))
+        await asyncio.sleep(0.05)
+
+    await create(agent, "owner", "The payments service is owned by team Atlas.")
+    await mark()
+    await agent.http.patch(
+        "/v1/knowledge/owner", json={"content": "The payments service is owned by team Borealis."}
+    )
+    await mark()
+    [update] = [
+        m for m in (await agent.http.get("/v1/mutations", params={"targetId": "owner"})).json()["items"]
+        if m["op"] == "note.update"
+    ]  # fmt: skip
+    assert (await undo(agent, update["id"])).status_code == 200
+    await mark()
+    corrected = await person.http.patch(
+        "/v1/knowledge/owner", json={"content": "The payments service is owned by team Cobalt."}
+    )
+    assert corrected.status_code == 200
+    await mark()
+    await person.http.post("/v1/knowledge/owner/invalidate", json={"reason": "team dissolved"})
+
+    held = [(await get(agent, "owner", asKnownAt=at)).json() for at in marks]
+    assert [h["content"].split()[-1] for h in held] == ["Atlas.", "Borealis.", "Atlas.", "Cobalt."]
+    assert "validUntil" not in held[-1] and "validUntil" in (await get(agent, "owner")).json()
+    # As held before it was invalidated, it was still true; as held now, it is not.
+    found_then = await found(agent, "payments service owner team", asKnownAt=marks[-1])
+    assert found_then == ["owner"] and await found(agent, "payments service owner team") == []
