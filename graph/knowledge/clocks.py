@@ -79,10 +79,13 @@ def held_view(
         return None
     base = dict(now) if now is not None else {"id": node_id, "mergeCount": 0, "merges": []}
     view = base | {k: v for k, v in known.fields.items() if k not in ("validFrom", "validUntil")}
+    ended_by_edge = now.get("validUntil") if now is not None else None  # a superseder's start
     for key in ("validFrom", "validUntil"):
         view.pop(key, None)
         if known.fields.get(key) is not None:
             view[key] = iso_millis(known.fields[key])
+    if "validUntil" not in view and known.fields.get("status") == "superseded" and ended_by_edge:
+        view["validUntil"] = ended_by_edge  # superseded then: ended where its superseder began
     if known.fields.get("invalidReason") is None:
         view.pop("invalidReason", None)
     if known.created_at is not None:
