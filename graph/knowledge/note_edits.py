@@ -31,6 +31,7 @@ from graph.knowledge.note_states import (
     superseded_by_snapshot,
 )
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import note_view
 
 #: How a change reads a note first (the note service's ``get``: scoped, not found otherwise).
@@ -141,7 +142,9 @@ class NoteEdits:
         unchanged = leaves == (now["title"], now["content"])
         if leaves != text or (embedding is None and not unchanged):
             return {"stale": now}
-        if ending and now.get("validUntil") is not None and now["validUntil"] <= (patch.valid_until or 0):
+        if ending and "validUntil" not in props:  # now, read under the gate: the first of two stands
+            props = props | {"validUntil": millis_now()}
+        if ending and now.get("validUntil") is not None and now["validUntil"] <= props["validUntil"]:
             raise Conflict(
                 f"note {node_id!r} stopped being valid at {iso_millis(now['validUntil'])} already "
                 f"({now.get('invalidReason') or 'its stated end'})",

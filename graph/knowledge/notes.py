@@ -222,7 +222,7 @@ class NoteService:
         wrote or corrected waits as a proposal). A fact that had ended by then already is a
         :class:`Conflict` (two invalidations at once: the first one stands)."""
         return await self._edits.update(
-            principal, node_id, NotePatch(valid_until=at or millis_now(), invalid_reason=reason), ending=True
+            principal, node_id, NotePatch(valid_until=at, invalid_reason=reason), ending=True
         )
 
     async def update(
