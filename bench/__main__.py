@@ -16,11 +16,13 @@ from bench import (
     project,
     retrieval,
     trust,
+    valid_time,
     wakeup,
 )
 
 platform.main()
 knowledge.main()
+valid_time.main()
 conversations.main()
 integrity.main()
 load.main()

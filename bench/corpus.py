@@ -176,4 +176,6 @@ def search_1_params(user: str) -> dict[str, Any]:
         "filtered": False, "collapse": False,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None,
+        # What is true now, as the API asks by default (valid time).
+        "validAt": int(time.time() * 1000), "asOf": None,
     }  # fmt: skip
