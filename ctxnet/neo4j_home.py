@@ -172,6 +172,9 @@ class Neo4jHome:
             f"server.memory.pagecache.size={s.neo4j_pagecache}",
             "dbms.security.auth_enabled=true",
             "dbms.usage_report.enabled=false",
+            # A transaction waits this long for a bookmark it was given (after a restore, one
+            # of before may never come: the API then starts its bookmarks anew).
+            "db.transaction.bookmark_ready_timeout=5s",
             "client.allow_telemetry=false",
             # Browser plays remote guides only from these hosts; the API serves ours.
             "browser.remote_content_hostname_whitelist=localhost,127.0.0.1,guides.neo4j.com",
@@ -198,7 +201,7 @@ class Neo4jHome:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path
 
-    def _java_env(self) -> dict[str, str]:
+    def java_env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["NEO4J_HOME"] = str(self.home)
         env["NEO4J_CONF"] = str(self.conf)
@@ -222,7 +225,7 @@ class Neo4jHome:
             done = subprocess.run(  # noqa: S603 - fixed argv; the password is in the file
                 [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, "dbms", "set-initial-password",
                  f"@{argument_file}"],
-                capture_output=True, text=True, env=self._java_env(), check=False, umask=PRIVATE_UMASK,
+                capture_output=True, text=True, env=self.java_env(), check=False, umask=PRIVATE_UMASK,
             )  # fmt: skip
         finally:
             argument_file.unlink(missing_ok=True)

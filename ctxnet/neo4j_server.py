@@ -183,7 +183,7 @@ class LocalNeo4j(Neo4jHome):
                 stdin=subprocess.DEVNULL,
                 stdout=console,
                 stderr=subprocess.STDOUT,
-                env=self._java_env(),
+                env=self.java_env(),
                 cwd=self.home,
                 start_new_session=True,  # Ctrl-C in the terminal must not kill it mid-write
                 umask=PRIVATE_UMASK,  # store files and logs readable by this user only

@@ -3,6 +3,7 @@ schema, API keys, erasing a user), straight against Neo4j."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,13 +11,13 @@ import typer
 from ctxnet.commands.runner import fail, run, with_db
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder, embedder_dimension, embedder_model_id
-from graph.core.errors import InvalidInput
+from graph.core.errors import ContextNetworkError, InvalidInput
 from graph.core.principals import ApiKeys, Role, Scope
 from graph.core.schema import check_schema, foreign_vectors, migrate, reembed
-from graph.core.settings import Settings
+from graph.core.settings import Settings, get_settings
 from graph.core.users import forget_user
 
-db_app = typer.Typer(help="The database schema.", no_args_is_help=True)
+db_app = typer.Typer(help="The database: its schema, vectors, backups.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys (stored hashed in Neo4j).", no_args_is_help=True)
 users_app = typer.Typer(help="Whole-user operations.", no_args_is_help=True)
 
@@ -72,6 +73,48 @@ def db_reembed() -> None:
 
     done = run(work)
     typer.echo(f"done: {done} vectors re-embedded (notes, insights, saved pages, corrections)")
+
+
+@db_app.command("backup")
+def db_backup(
+    to: Annotated[
+        Path | None,
+        typer.Option("--to", help="The dump file to write (default: <data dir>/backups/neo4j-<time>.dump)."),
+    ] = None,
+) -> None:
+    """Dump the local Neo4j's database to one file (neo4j-admin database dump): the server is
+    stopped for it, as Community requires, and started again."""
+    from ctxnet.neo4j_backup import backup
+    from ctxnet.neo4j_server import LocalNeo4j
+
+    try:
+        done = backup(LocalNeo4j(get_settings()), to, say=typer.echo)
+    except ContextNetworkError as exc:
+        raise fail(exc.message) from None
+    typer.echo(
+        f"backup: {done.path} ({done.size:,} bytes; the database was offline {done.offline_seconds:.1f} s)"
+    )
+
+
+@db_app.command("restore")
+def db_restore(
+    dump: Annotated[Path, typer.Argument(help="A dump file `ctxnet db backup` wrote.")],
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Replace the whole database (every user's memory).")
+    ] = False,
+) -> None:
+    """Replace the local Neo4j's database with a dump (neo4j-admin database load): the server
+    is stopped for it, as Community requires, and started again."""
+    from ctxnet.neo4j_backup import restore
+    from ctxnet.neo4j_server import LocalNeo4j
+
+    if not yes:
+        raise fail("a restore replaces the whole database, every user's memory in it: add --yes to go on")
+    try:
+        done = restore(LocalNeo4j(get_settings()), dump, say=typer.echo)
+    except ContextNetworkError as exc:
+        raise fail(exc.message) from None
+    typer.echo(f"restored {done.path} (the database was offline {done.offline_seconds:.1f} s)")
 
 
 # --- ctxnet keys -----------------------------------------------------------------------------

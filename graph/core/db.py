@@ -119,6 +119,22 @@ class Database:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self.driver = driver
         self.database = database
+        # One bookmark manager per process: a read after a write sees the write, also on a
+        # cluster where the read goes to another member.
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+
+    @asynccontextmanager
+    async def _translated(self) -> AsyncIterator[None]:
+        """:func:`translate_errors`, and after Neo4j was away, bookmarks begin anew: the
+        database may come back older than they are (``ctxnet db restore``), and every
+        transaction would wait for one it will never have (BookmarkTimeout). What was
+        committed before an outage is in the store, or was meant to go."""
+        try:
+            async with translate_errors():
+                yield
+        except DatabaseUnavailable:
+            self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+            raise
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Database:
@@ -148,7 +164,7 @@ class Database:
 
     async def ping(self) -> None:
         """Raise :class:`DatabaseUnavailable` unless Neo4j answers a query now."""
-        async with translate_errors(), self._session(neo4j.READ_ACCESS) as session:
+        async with self._translated(), self._session(neo4j.READ_ACCESS) as session:
             # An auto-commit query is not retried by the driver: one quick answer.
             result = await session.run(cypher_text("queries/core/ping"))
             await result.consume()
@@ -170,19 +186,17 @@ class Database:
         return self.driver.session(
             database=self.database,
             default_access_mode=access,
-            # One bookmark manager per process: a read after a write sees the write,
-            # also on a cluster where the read goes to another member.
-            bookmark_manager=self.driver.execute_query_bookmark_manager,
+            bookmark_manager=self._bookmarks,
         )
 
     async def read_tx(self, work: TxWork[T]) -> T:
         """Run a read transaction function (retried by the driver on transient faults)."""
-        async with translate_errors(), self._session(neo4j.READ_ACCESS) as session:
+        async with self._translated(), self._session(neo4j.READ_ACCESS) as session:
             return await session.execute_read(work)
 
     async def write_tx(self, work: TxWork[T]) -> T:
         """Run a write transaction function: all of it commits, or none of it."""
-        async with translate_errors(), self._session(neo4j.WRITE_ACCESS) as session:
+        async with self._translated(), self._session(neo4j.WRITE_ACCESS) as session:
             return await session.execute_write(work)
 
     async def read(self, name: str, /, **params: Any) -> list[Row]:
@@ -203,7 +217,7 @@ class Database:
 
     async def run_autocommit(self, name: str, /, **params: Any) -> list[Row]:
         """Schema statements (CREATE INDEX/CONSTRAINT) must run outside a managed transaction."""
-        async with translate_errors(), self._session(neo4j.WRITE_ACCESS) as session:
+        async with self._translated(), self._session(neo4j.WRITE_ACCESS) as session:
             result = await session.run(cypher_text(name), quiet(params))
             return await rows_of(result)
 
