@@ -16,7 +16,17 @@ from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
 from api.metrics import router as metrics_router
-from api.routes import browser, continuity, conversations, core, corrections, knowledge, maintenance, project
+from api.routes import (
+    browser,
+    continuity,
+    conversations,
+    core,
+    corrections,
+    forget,
+    knowledge,
+    maintenance,
+    project,
+)
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
 from graph.continuity.brief import BriefService
@@ -45,6 +55,7 @@ from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.network import KnowledgeNetwork
 from graph.project.agent_docs import AgentDocService
 from graph.project.context import NotifyConfig, ProjectContextService
+from graph.project.forget import ForgetService
 from graph.project.maintenance import MaintenanceSchedule, MaintenanceService
 from graph.project.unified import UnifiedSearch
 
@@ -155,6 +166,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
         maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
+        forget=ForgetService(db, knowledge_network.sizes),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -218,5 +230,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(project.router)
     v1.include_router(project.search_router)
     v1.include_router(maintenance.router)
+    v1.include_router(forget.router)
     app.include_router(v1)
     return app

@@ -32,6 +32,7 @@ from graph.core.values import check_id
 from graph.knowledge.network import KnowledgeNetwork
 from graph.project.agent_docs import AgentDocService
 from graph.project.context import ProjectContextService
+from graph.project.forget import ForgetService
 from graph.project.maintenance import MaintenanceService
 from graph.project.unified import UnifiedSearch
 
@@ -64,6 +65,7 @@ class Services:
     agent_docs: AgentDocService
     unified: UnifiedSearch
     maintenance: MaintenanceService
+    forget: ForgetService
 
 
 def get_services(request: Request) -> Services:

@@ -80,6 +80,11 @@ class MutationOut(OutModel):
     proposal_id: str | None = Field(
         default=None, description="The proposal a person approved, if this is one."
     )
+    scrubbed: bool | None = Field(
+        default=None,
+        description="True when what it changed was forgotten (POST /v1/forget, or the user's): the "
+        "entry keeps its place, its before and after are gone.",
+    )
 
 
 class MutationPageOut(OutModel):

@@ -65,6 +65,8 @@ async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -
     mutation = await journal.find(services.db, principal, check_id(id))
     if mutation is None:
         raise NotFound(f"no mutation {id!r}", field="id")
+    if mutation.get("scrubbed"):
+        raise Conflict(f"what mutation {id!r} changed was forgotten: there is nothing to restore", field="id")
     if mutation["targetType"] == "Profile":
         undo_id = await services.profile.undo(principal, mutation)
         if isinstance(undo_id, Proposed):

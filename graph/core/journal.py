@@ -168,7 +168,7 @@ def mutation_view(row: dict[str, Any], user_id: str) -> dict[str, Any]:
         "op": m["op"], "targetType": m["targetType"], "targetId": m["targetId"],
         "before": state(m.get("before")), "after": state(m.get("after")),
     }  # fmt: skip
-    for key in ("undoes", "undoneBy", "proposalId"):
+    for key in ("undoes", "undoneBy", "proposalId", "scrubbed"):
         if m.get(key) is not None:
             view[key] = m[key]
     return view

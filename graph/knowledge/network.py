@@ -35,6 +35,8 @@ class KnowledgeNetwork:
     corrections: CorrectionService
     proposals: ProposalService
     merges: MergeRecords
+    #: How many notes each user has, cached briefly (dropped when many notes go at once).
+    sizes: TenantSizes
 
     @classmethod
     def from_settings(cls, db: Database, embedder: Embedder, settings: Settings) -> KnowledgeNetwork:
@@ -54,4 +56,5 @@ class KnowledgeNetwork:
             corrections=CorrectionService(db, window_days=settings.correction_window_days),
             proposals=ProposalService(db, notes, edges, undo),
             merges=MergeRecords(db),
+            sizes=sizes,
         )

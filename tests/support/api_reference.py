@@ -33,6 +33,7 @@ TAGS: dict[str, tuple[str, str | None]] = {
     "continuity": ("Session continuity", "continuity.md"),
     "project": ("Project context", "project.md"),
     "maintenance": ("Maintenance", "maintenance.md"),
+    "forget": ("Forgetting", "forgetting.md"),
 }
 
 #: The answers every ``/v1`` operation can give; listed once at the top, not per operation.

@@ -2,6 +2,6 @@
 MATCH (m:Mutation {userId: $userId, id: $id})
 RETURN m {
   .id, .seq, .part, .role, .agentId, .sessionId, .op, .targetType, .targetId, .before, .after,
-  .undoes, .proposalId, at: m.at.epochMillis,
+  .undoes, .proposalId, .scrubbed, at: m.at.epochMillis,
   undoneBy: [(u:Mutation)-[:UNDOES]->(m) | u.id][0]
 } AS mutation

@@ -19,6 +19,6 @@ ORDER BY m.userId DESC, m.seq DESC, m.part DESC
 LIMIT $limit
 RETURN m {
   .id, .seq, .part, .role, .agentId, .sessionId, .op, .targetType, .targetId, .before, .after,
-  .undoes, .proposalId, at: m.at.epochMillis,
+  .undoes, .proposalId, .scrubbed, at: m.at.epochMillis,
   undoneBy: [(u:Mutation)-[:UNDOES]->(m) | u.id][0]
 } AS mutation

@@ -1,0 +1,108 @@
+"""Request and response bodies of forgetting (``POST /v1/forget``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from api.dto.base import NOT_BLANK, CamelModel, DateTime, Id, OutModel, Tag
+from graph.project.forget import BATCH, SAMPLE, ForgetMatch
+
+#: Most ids or tags one match names.
+MAX_IDS = 10_000
+MAX_TAGS = 100
+#: The largest ``limit`` a run may name (more: ``confirm``).
+MAX_LIMIT = 1_000_000
+
+
+class ForgetMatchIn(CamelModel):
+    """What to forget. Every criterion given must hold; at least one must be given. Which
+    kinds each reaches: notes (all six), insights and wiki pages (ids, query, before, after),
+    threads (ids alone, with their messages)."""
+
+    ids: list[Id] | None = Field(
+        default=None, min_length=1, max_length=MAX_IDS,
+        description="Ids of notes, insights or threads, slugs of wiki pages; ids of things already "
+        "deleted scrub what the journal still holds of them.",
+    )  # fmt: skip
+    tags: list[Tag] | None = Field(
+        default=None, min_length=1, max_length=MAX_TAGS, description="Notes carrying any of these tags."
+    )
+    query: str | None = Field(
+        default=None, min_length=1, max_length=500, json_schema_extra=NOT_BLANK,
+        description="Text, case-insensitive, inside a note's title or content (or a merged twin's), an "
+        "insight's content, a wiki page's text; and inside any journal state, correction or proposal.",
+    )  # fmt: skip
+    source: Literal["docs", "conversation", "decision", "inferred"] | None = Field(
+        default=None, description="Notes of this source."
+    )
+    before: DateTime | None = Field(
+        default=None, description="Created (an insight: extracted; a page: saved) before this."
+    )
+    after: DateTime | None = Field(default=None, description="Created (extracted, saved) at or after this.")
+
+    def to_domain(self) -> ForgetMatch:
+        """The match as the service takes it."""
+        return ForgetMatch(
+            ids=tuple(self.ids) if self.ids is not None else None,
+            tags=tuple(t.strip() for t in self.tags) if self.tags is not None else None,
+            query=self.query.strip() if self.query is not None else None,
+            source=self.source,
+            before=self.before,
+            after=self.after,
+        )
+
+
+class ForgetIn(CamelModel):
+    """A forget: a dry run unless `dryRun` is false."""
+
+    match: ForgetMatchIn
+    dry_run: bool = Field(
+        default=True, description="List what would go (counts and a sample); forget nothing."
+    )
+    limit: int = Field(
+        default=1_000, ge=1, le=MAX_LIMIT,
+        description="A run that would forget more things than this (notes, insights, threads, wiki "
+        "pages) is refused (409, field limit) unless `confirm` is true.",
+    )  # fmt: skip
+    confirm: bool = Field(default=False, description="Forget even more than `limit` things.")
+
+
+class ForgottenThingOut(OutModel):
+    """One of the things that go."""
+
+    kind: str = Field(description="note, insight, thread or wikiPage.")
+    id: str
+    title: str | None = Field(default=None, description="A note's or page's title, a thread's topic.")
+
+
+class ForgetCountsOut(OutModel):
+    """How many of each kind go (journal entries stay, scrubbed)."""
+
+    notes: int
+    merges: int = Field(description="Merge records of the notes.")
+    insights: int
+    threads: int
+    messages: int = Field(description="Messages of the threads.")
+    wiki_pages: int
+    corrections: int
+    proposals: int
+    journal_entries: int = Field(description="Journal entries whose before and after are scrubbed.")
+
+
+class ForgetOut(OutModel):
+    """What a forget reaches, and what a run did."""
+
+    dry_run: bool
+    matched: int = Field(
+        description="Things that go (notes, insights, threads, wiki pages): what limit bounds."
+    )
+    counts: ForgetCountsOut
+    sample: list[ForgottenThingOut] = Field(description=f"At most {SAMPLE} of them.")
+    mutation_id: str | None = Field(
+        default=None, description="A run: its one journal entry (op memory.forget), naming what went by id."
+    )
+    batches: int | None = Field(
+        default=None, description=f"A run: its transactions (at most {BATCH} things each)."
+    )
