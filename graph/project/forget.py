@@ -171,7 +171,10 @@ async def plan(run: Run, match: ForgetMatch) -> ForgetPlan:
     only_ids = match.fields() == ["ids"]
     direct = match.tags is None and match.source is None  # insights and pages have neither
     result = ForgetPlan()
-    result.notes = [dict(r) for r in await run("queries/project/forget_match_notes", **_subset(p, _NOTE))]
+    notes = "queries/project/forget_match_notes"
+    if match.ids is not None:  # named ids: seeks through the key, not a read of every note
+        notes = "queries/project/forget_match_notes_by_id"
+    result.notes = [dict(r) for r in await run(notes, **_subset(p, _NOTE))]
     if only_ids:
         result.threads = [dict(r) for r in await run("queries/project/forget_match_threads", ids=p["ids"])]
     if direct:
@@ -195,11 +198,18 @@ async def plan(run: Run, match: ForgetMatch) -> ForgetPlan:
         query=p["query"],
         jsonQuery=p["jsonQuery"],
     )
+    if p["jsonQuery"] is not None:
+        rows += await run("queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"])
     live = targets - set(match.ids or ())
+    journal: set[str] = set()
     for row in rows:
+        if row["kind"] == "journalEntry" and row["id"] in journal:
+            continue  # found both by its target and by its text
         result.traces.setdefault(str(row["kind"]), []).append(str(row["id"]))
-        if row["kind"] == "journalEntry" and row["targetId"] not in live:  # the others go with their thing
-            result.loose.append(str(row["id"]))
+        if row["kind"] == "journalEntry":
+            journal.add(row["id"])
+            if row["targetId"] not in live:  # the others go with their thing
+                result.loose.append(str(row["id"]))
     return result
 
 

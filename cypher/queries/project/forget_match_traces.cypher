@@ -1,8 +1,8 @@
 // What a forget scrubs or removes besides the things themselves: journal entries of the
 // forgotten $targets (by target id through the index, an edge's through its link to a
-// note), or, with a $query, whose before/after text holds $jsonQuery (the query as JSON
-// text writes it, lower-cased: every entry of the user is read); and corrections and
-// proposals about a target or holding the text. Entries already scrubbed are left out.
+// note; those holding a query's text are forget_match_journal_text's), and corrections and
+// proposals about a target or, with a $query, holding its text ($jsonQuery: the query as
+// JSON text writes it, lower-cased). Entries already scrubbed are left out.
 CALL () {
   UNWIND $targets AS target
   MATCH (m:Mutation {userId: $userId, targetId: target})
@@ -11,11 +11,6 @@ CALL () {
   UNION
   MATCH (n:Knowledge)<-[:CHANGED]-(m:Mutation)
   WHERE n.userId = $userId AND n.id IN $targets AND m.targetType = 'Edge' AND m.scrubbed IS NULL
-  RETURN m
-  UNION
-  MATCH (m:Mutation)
-  WHERE $jsonQuery IS NOT NULL AND m.userId = $userId AND m.seq IS NOT NULL AND m.scrubbed IS NULL
-    AND (toLower(coalesce(m.before, '')) CONTAINS $jsonQuery OR toLower(coalesce(m.after, '')) CONTAINS $jsonQuery)
   RETURN m
 }
 WITH DISTINCT m

@@ -195,7 +195,11 @@ async def probe(caller: Caller, base_url: str, queries: list[str], texts: list[s
         text = answer.text
         if q is not None:  # orient, brief and unified search say what they were asked
             text = text.replace(json.dumps(q)[1:-1], "")
-        seen.extend(f"{where}: {t}" for t in texts if t.lower() in text.lower())
+        lowered = text.lower()
+        for t in texts:
+            at = lowered.find(t.lower())
+            if at >= 0:
+                seen.append(f"{where}: {t!r} in ...{text[max(0, at - 300) : at + 100]}")
         return answer
 
     async def one(q: str) -> None:

@@ -1,0 +1,7 @@
+// The journal entries of a user whose before or after text holds $jsonQuery (a forget's
+// query as JSON text writes it, lower-cased), of whatever target, deleted before or not:
+// every entry of the user is read, so this runs only for a match with a query.
+MATCH (m:Mutation)
+WHERE m.userId = $userId AND m.seq IS NOT NULL AND m.scrubbed IS NULL
+  AND (toLower(coalesce(m.before, '')) CONTAINS $jsonQuery OR toLower(coalesce(m.after, '')) CONTAINS $jsonQuery)
+RETURN 'journalEntry' AS kind, m.id AS id, m.targetId AS targetId

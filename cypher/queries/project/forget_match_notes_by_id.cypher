@@ -1,0 +1,17 @@
+// The notes a forget's match names by id ($ids, each found through the key), of those the
+// other criteria given hold for, as forget_match_notes (which reads every note of the user).
+UNWIND $ids AS id
+MATCH (n:Knowledge {userId: $userId, id: id})
+WHERE ($tags IS NULL OR any(t IN coalesce(n.tags, []) WHERE t IN $tags))
+  AND ($source IS NULL OR n.source = $source)
+  AND ($before IS NULL OR n.createdAt < $before)
+  AND ($after IS NULL OR n.createdAt >= $after)
+  AND ($query IS NULL
+       OR toLower(n.title) CONTAINS $query
+       OR toLower(n.content) CONTAINS $query
+       OR EXISTS {
+         MATCH (n)-[:MERGED_FROM]->(m:MergedNote)
+         WHERE toLower(coalesce(m.title, '')) CONTAINS $query OR toLower(coalesce(m.content, '')) CONTAINS $query
+       })
+RETURN n.id AS id, n.title AS title, COUNT { (n)-[:MERGED_FROM]->(:MergedNote) } AS merges
+ORDER BY id
