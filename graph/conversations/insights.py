@@ -211,6 +211,8 @@ class InsightService:
         provenance: ``DERIVED_FROM`` the insight, and the thread as the note's ``sourceRef``."""
         if not insights:
             return 0, 0
+        # True from when it was said, unless the words say otherwise (read once per insight).
+        validity = [said_validity(r["content"], r.get("saidAt")) for r in insights]
         # Embedded as notes are (title + content), so twins are compared like for like.
         notes = [
             NewNote(
@@ -222,11 +224,10 @@ class InsightService:
                 confidence=float(r["confidence"]),
                 tags=(r["type"],),
                 source_ref=thread_source_ref(thread_id),
-                # True from when it was said, unless the words say otherwise.
-                valid_from=said_validity(r["content"], r.get("saidAt"))[0],
-                valid_until=said_validity(r["content"], r.get("saidAt"))[1],
+                valid_from=valid_from,
+                valid_until=valid_until,
             )
-            for r in insights
+            for r, (valid_from, valid_until) in zip(insights, validity, strict=True)
         ]
 
         async def link(gated: Gated, results: list[CreateResult]) -> None:
