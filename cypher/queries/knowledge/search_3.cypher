@@ -83,7 +83,7 @@ CALL () {
   WITH matches, log(1.0 + ($notes - size(matches) + 0.5) / (size(matches) + 0.5)) AS idf
   UNWIND matches AS n
   WITH n, sum(idf) AS weight
-  ORDER BY weight DESC
+  ORDER BY weight DESC, n.id
   WITH collect({n: n, weight: weight}) AS ranked
   WITH ranked, size([r IN ranked WHERE r.weight >= coalesce(ranked[$textCandidates - 1].weight, 0.0)]) AS head
   CALL (ranked, head) {
@@ -122,10 +122,11 @@ CALL () {
             WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
     RETURN collect({n: n, weight: weight}) AS more
   }
-  UNWIND kept + more AS k
-  WITH k.n AS n, k.weight AS weight
-  WITH n, weight ORDER BY weight DESC, n.id LIMIT $textCandidates
-  WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' '))}) AS top
+  // kept + more is in weight order already, so no sort here; and the aggregation leaves
+  // the long lists behind: every row a sort holds is counted with all it carries, and a
+  // long question's lists of matches filled the transaction memory.
+  WITH head(collect([k IN (kept + more)[0..$textCandidates] | {id: k.n.id, weight: k.weight,
+    length: size(split(coalesce(k.n.title, '') + ' ' + k.n.content, ' '))}])) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
   UNWIND top AS t
   WITH t.id AS id, t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean)) AS score

@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from neo4j import AsyncManagedTransaction
 
-from graph.core.db import Database
+from graph.core.cypher import cypher_text
+from graph.core.db import Database, Row, quiet, rows_of, run_rows
 from graph.core.vectors import VectorPlanConfig
+from graph.knowledge import search
 from graph.knowledge.models import ALL_REL_TYPES
 from graph.knowledge.search import TERM_LIMIT, Retrieval, TenantSizes, retrieve
 from tests.integration.conftest import Caller, MakeCaller
@@ -189,3 +192,79 @@ async def test_a_word_common_in_a_users_memory_yields_to_rarer_ones(
     assert both[0] == "o" and set(both) == {"o"} | {f"a{i}" for i in range(12)}
     # Common words only: the word's first 10 matches.
     assert len(await keyword("alpha", 10)) == 10
+
+
+WORDS = [
+    "amber", "basil", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel",
+    "lagoon", "meadow", "nectar", "orchid", "pebble", "quartz", "raven", "saffron", "thistle", "umber",
+    "violet", "willow", "xenon", "yarrow",
+]  # fmt: skip
+
+
+async def test_a_long_question_over_many_matches_stays_within_transaction_memory(
+    make_caller: MakeCaller, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 25-word hybrid question, collapsed and ``asOf`` a time, over 3,000 notes that each
+    hold some of its words: the keyword half ranks every one of them. The query once held
+    its whole list of matches in every row it sorted, and a long question over the oracle
+    set's 10,866 notes ran out of Neo4j's transaction memory (503); what it takes now is
+    read from the query's profile."""
+    rng = np.random.default_rng(25)
+    caller = await make_caller()
+    held: dict[str, int] = {}
+    items = []
+    for i in range(3000):
+        words = list(rng.choice(WORDS, size=int(rng.integers(1, 13)), replace=False))
+        later = i % 2 == 1  # half of the notes begin after the time asked about
+        held[f"n{i}"] = 0 if later else len(words)
+        vector = rng.standard_normal(DIM)
+        items.append({
+            "id": f"n{i}", "title": f"Entry {i}", "content": " ".join(words) + f" entry {i}", "type": "fact",
+            "embedding": (vector / np.linalg.norm(vector)).tolist(), "dedupe": False,
+            "sourceRef": f"s{i % 700}",
+            "validFrom": "2030-01-01T00:00:00Z" if later else "2020-01-01T00:00:00Z",
+        })  # fmt: skip
+    for start in range(0, len(items), 1000):
+        answer = await caller.http.post("/v1/knowledge/batch", json={"items": items[start : start + 1000]})
+        assert answer.status_code == 201, answer.text
+
+    used: list[int] = []
+
+    async def profiled(tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Row]:
+        if not name.startswith("queries/knowledge/search_"):
+            return await run_rows(tx, name, **params)
+        result = await tx.run("PROFILE " + cypher_text(name), quiet(params))
+        rows = await rows_of(result)
+        profile = (await result.consume()).profile
+        assert profile is not None
+        used.append(int(profile["args"]["GlobalMemory"]))
+        return rows
+
+    monkeypatch.setattr(search, "run_rows", profiled)
+    as_of = 1_735_689_600_000  # 2025-01-01
+    question = rng.standard_normal(DIM)
+
+    async def work(tx: AsyncManagedTransaction) -> Retrieval:
+        return await retrieve(
+            tx,
+            user_id=caller.user_id,
+            mode="hybrid",
+            vector=(question / np.linalg.norm(question)).tolist(),
+            text=" ".join(WORDS),
+            top_k=10,
+            pool=80,
+            filters={**FILTERS, "statuses": ["active", "superseded"], "validAt": as_of, "asOf": as_of},
+            depth=0,
+            rel_types=ALL_REL_TYPES,
+            direction="both",
+            sizes=TenantSizes(0),
+            config=VectorPlanConfig(),
+            collapse=True,
+        )
+
+    found = await db.read_tx(work)
+    assert len(found.row["ranked"]) == 10
+    text_hits = [node_id for node_id, _ in found.text_hits]
+    assert text_hits and all(held[node_id] > 0 for node_id in text_hits)  # only what was true then
+    assert held[text_hits[0]] >= max(held.values()) - 1  # the notes holding most words lead
+    assert used and max(used) < 48 * 2**20, used
