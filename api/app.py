@@ -23,6 +23,7 @@ from api.routes import (
     core,
     corrections,
     forget,
+    io,
     knowledge,
     maintenance,
     project,
@@ -52,6 +53,8 @@ from graph.core.ratelimit import RateLimiter
 from graph.core.schema import foreign_vectors, migrate
 from graph.core.settings import Settings, get_settings
 from graph.core.vectors import VectorPlanConfig
+from graph.io.dump import UserDump
+from graph.io.restore import UserRestore
 from graph.knowledge.network import KnowledgeNetwork
 from graph.project.agent_docs import AgentDocService
 from graph.project.context import NotifyConfig, ProjectContextService
@@ -167,6 +170,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
         maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
         forget=ForgetService(db, knowledge_network.sizes),
+        user_dump=UserDump(db),
+        user_restore=UserRestore(db, knowledge_network.sizes),
     )
     # Everything loaded so far (the embedder, FastAPI, the driver) lives as long as the
     # process: keep it out of the cyclic collector's full scans, which a 1,000-note batch
@@ -231,5 +236,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     v1.include_router(project.search_router)
     v1.include_router(maintenance.router)
     v1.include_router(forget.router)
+    v1.include_router(io.router)  # last: a sweep of the document restores into a user only after the rest
     app.include_router(v1)
     return app

@@ -29,6 +29,8 @@ from graph.core.principals import ApiKeys, Principal, Role
 from graph.core.ratelimit import RateLimiter
 from graph.core.settings import Settings
 from graph.core.values import check_id
+from graph.io.dump import UserDump
+from graph.io.restore import UserRestore
 from graph.knowledge.network import KnowledgeNetwork
 from graph.project.agent_docs import AgentDocService
 from graph.project.context import ProjectContextService
@@ -66,6 +68,8 @@ class Services:
     unified: UnifiedSearch
     maintenance: MaintenanceService
     forget: ForgetService
+    user_dump: UserDump
+    user_restore: UserRestore
 
 
 def get_services(request: Request) -> Services:

@@ -22,17 +22,26 @@ def import_(
     resume: Annotated[bool, typer.Option("--resume", help="Skip the batches a killed run finished.")] = False,
     max_words: Annotated[int, typer.Option(help="Split notes longer than this (the API's limit).")] = 300,
     batch_size: Annotated[int, typer.Option(min=1, max=1000, help="Notes or edges per request.")] = 500,
+    discard: Annotated[
+        bool, typer.Option("--discard", help="A whole user's restore: remove what an unfinished one wrote.")
+    ] = False,
 ) -> None:
     """Import notes and edges through the API (keys, dedupe, the journal apply as for agents):
     idempotent, resumable, every rejected record listed with file:line and the reason; exit
-    code 1 when anything was rejected."""
+    code 1 when anything was rejected. A file of `ctxnet export --all` restores a whole user
+    into the key's user, which must hold nothing (`--resume` finishes a killed restore,
+    `--discard` removes what it wrote)."""
     import json
 
     from ctxnet.client import AsyncClient
     from ctxnet.io.importer import run_import
+    from ctxnet.io.whole import is_whole_export
 
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist", param_hint="PATH")
+    if discard or is_whole_export(path):
+        typer.echo(json.dumps(_restore(path, url, key, resume=resume, discard=discard), indent=2))
+        return
 
     async def work() -> dict[str, Any]:
         async with AsyncClient(url, key) as client:
@@ -48,6 +57,26 @@ def import_(
     typer.echo(json.dumps(report, indent=2))
     if report["rejected"]:
         raise typer.Exit(1)
+
+
+def _restore(path: Path, url: str | None, key: str | None, *, resume: bool, discard: bool) -> dict[str, Any]:
+    """Restore (or discard the restore of) a whole user's export: the report."""
+    from ctxnet.client import ApiError, AsyncClient
+    from ctxnet.io import whole
+
+    async def work() -> dict[str, Any]:
+        async with AsyncClient(url, key, timeout=600) as client:
+            if discard:
+                return await whole.discard(client)
+            return await whole.restore(client, path, resume=resume)
+
+    try:
+        return asyncio.run(work())
+    except whole.ExportFileError as exc:
+        raise typer.BadParameter(str(exc), param_hint="PATH") from None
+    except ApiError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 # --- ctxnet export -----------------------------------------------------------------------------
@@ -67,17 +96,30 @@ def export(
         str | None,
         typer.Option("--as-known-at", help="The notes as the memory held them then (RFC 3339): record time."),
     ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option("--all", help="Everything the user owns, exactly (a person's key): see docs/import.md."),
+    ] = False,
 ) -> None:
     """Export the key's user's knowledge (decisions, patterns, constraints, notes with their
     merges, edges) as JSONL that `ctxnet import` reads back; with `--as-of` / `--as-known-at`,
-    as it was true, or held, then."""
+    as it was true, or held, then. With `--all`, everything the user owns, ids, times, vectors
+    and the journal included, which `ctxnet import` restores into an empty user."""
     import json
 
     from ctxnet.client import AsyncClient
     from ctxnet.io.exporter import run_export
+    from ctxnet.io.whole import export_all
 
-    async def work(out: TextIO) -> dict[str, int]:
+    if everything and (embeddings or as_of or as_known_at):
+        raise typer.BadParameter(
+            "--all exports everything, now: it takes no --embeddings, --as-of, --as-known-at"
+        )
+
+    async def work(out: TextIO) -> dict[str, Any]:
         async with AsyncClient(url, key) as client:
+            if everything:
+                return await export_all(client, out)
             return await run_export(client, out, embeddings=embeddings, as_of=as_of, as_known_at=as_known_at)
 
     if output is None:

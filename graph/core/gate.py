@@ -29,7 +29,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.core import lease
 from graph.core.db import Database, Row, run_rows
-from graph.core.errors import Unauthenticated
+from graph.core.errors import Conflict, Unauthenticated
 
 T = TypeVar("T")
 
@@ -59,19 +59,33 @@ class WriteGate:
         self._db = db
 
     async def write(
-        self, user_id: str, work: Callable[[Gated], Awaitable[T]], *, forgetting: bool = False
+        self,
+        user_id: str,
+        work: Callable[[Gated], Awaitable[T]],
+        *,
+        forgetting: bool = False,
+        restoring: str | None = None,
     ) -> T:
         """Run ``work`` in one write transaction that first takes ``user_id``'s lock.
 
         A user who was forgotten gets no writes (:class:`Unauthenticated`: their keys are
         gone, though another replica may trust one for a few more seconds), except those of
-        forgetting itself.
+        forgetting itself. A user being restored (``graph/io/restore.py``) gets only the
+        writes of that restore (``restoring``: its id) and of forgetting (:class:`Conflict`).
         """
 
         async def transaction(tx: AsyncManagedTransaction) -> T:
             [row] = await run_rows(tx, "queries/core/gate_enter", userId=user_id)
             if row["forgotten"] and not forgetting:
                 raise Unauthenticated("this user was forgotten; their API keys no longer work")
+            under_way = row.get("restoring")
+            if under_way is not None and under_way != restoring and not forgetting:
+                raise Conflict(
+                    f"this user is being restored from an export (restore {under_way}); writes wait until it "
+                    "finishes: `ctxnet import FILE --resume` finishes it, `ctxnet import FILE --discard` "
+                    "removes what it wrote",
+                    field="restore",
+                )
             await lease.check(tx)  # a background job's write: only while its lease holds
             return await work(Gated(tx, user_id, int(row["seq"]), int(row["notes"])))
 

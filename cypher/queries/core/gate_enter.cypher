@@ -7,7 +7,8 @@
 // on the unique userId when two race). `seq` numbers the user's writes without gaps (a
 // rolled-back write takes no number); `notes` is the user's exact note count, counted
 // once for a user who has none recorded, then kept by the note queries; `forgottenAt` is
-// set once the user was forgotten (the gate then refuses the write).
+// set once the user was forgotten (the gate then refuses the write); `restoring` names a
+// restore of the whole user under way (graph/io/restore.py: other writes are refused).
 OPTIONAL MATCH (known:Tenant {userId: $userId})
 CALL (known) {
   WITH known WHERE known IS NULL
@@ -24,4 +25,4 @@ SET t.seq = coalesce(t.seq, 0) + 1,
       WHEN t.notes IS NULL THEN COUNT { MATCH (n:Knowledge) WHERE n.userId = $userId }
       ELSE t.notes
     END
-RETURN t.seq AS seq, t.notes AS notes, t.forgottenAt IS NOT NULL AS forgotten
+RETURN t.seq AS seq, t.notes AS notes, t.forgottenAt IS NOT NULL AS forgotten, t.restoring AS restoring

@@ -2,9 +2,9 @@
 
 ``ctxnet`` (the CLI, client, importer) sits on ``api`` (routes, DTOs), which sits on ``graph``
 (the services), whose domains are layered core → knowledge → conversations → continuity →
-project. This test reads every import of ``graph``, ``api`` and ``ctxnet`` with :mod:`ast`
-(those under ``if TYPE_CHECKING:`` and inside functions too: a deferred import is still an
-arrow) and fails on a circle or an arrow against that order.
+project → io (a whole user out and back). This test reads every import of ``graph``, ``api``
+and ``ctxnet`` with :mod:`ast` (those under ``if TYPE_CHECKING:`` and inside functions too: a
+deferred import is still an arrow) and fails on a circle or an arrow against that order.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("graph", "api", "ctxnet")
 #: Lower layers first: a module may import from its own layer and the ones before it.
 LAYERS = ("graph", "api", "ctxnet")
-GRAPH_DOMAINS = ("core", "knowledge", "conversations", "continuity", "project")
+GRAPH_DOMAINS = ("core", "knowledge", "conversations", "continuity", "project", "io")
 
 
 def _modules() -> dict[str, Path]:

@@ -1,0 +1,1 @@
+"""A whole user out and back: the export format, the dump, the restore."""
