@@ -18,6 +18,7 @@ from bench import (
     trust,
     valid_time,
     wakeup,
+    whole_user,
 )
 
 platform.main()
@@ -36,3 +37,4 @@ dedupe.main()
 notify.main()
 imports.main()
 memory_io.main()
+whole_user.main()

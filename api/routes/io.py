@@ -41,7 +41,8 @@ async def export_all(
     out. Read at one write sequence: a write of yours between two pages is a 409 (export
     again). `ctxnet export --all` writes it as JSONL."""
     items, cursor = await services.user_dump.page(principal, cursor)
-    return JSONResponse(dump(ExportPageOut.model_validate({"items": items, "nextCursor": cursor})))
+    # Records are plain JSON already (graph/io/format.py): not walked again by a model.
+    return JSONResponse({"items": items} | ({"nextCursor": cursor} if cursor else {}))
 
 
 @router.get("/restore", response_model=RestoreStateOut)

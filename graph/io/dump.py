@@ -32,8 +32,10 @@ from graph.io.format import FORMAT, KINDS, LEFT_OUT, TEMPORAL, TENANT_LEFT_OUT, 
 
 #: The JSON size at which a page is cut (the answer-size guard allows 512 KB).
 PAGE_BYTES = 384 * 1024
-#: Rows one query reads at most (a page may make several queries).
-ROWS = 200
+#: Rows one query reads at most (a page may make several queries): the first query of a
+#: page reads :data:`FIRST_ROWS`, the next as many as the last record's size says still fit.
+ROWS = 1_000
+FIRST_ROWS = 20
 #: A cursor: the sequence, the stage, the last element id of the stage read so far.
 CURSOR = re.compile(r"^([0-9]{1,18})\.([0-9]{1,2})\.([0-9A-Za-z:_-]{0,200})$")
 _NODES, _RELATIONSHIPS = len(KINDS), 2 * len(KINDS)
@@ -86,17 +88,20 @@ class UserDump:
             records.append(await self._header(user, state))
             size = len(json.dumps(records[0]))
             position = Position(int(state["seq"]), 0, "")
+        each = 0  # the size of the last record read: rows are read about as many as fit
         while position.stage < _RELATIONSHIPS and size < PAGE_BYTES:
-            rows = await self._rows(user, position)
+            want = min(ROWS, (PAGE_BYTES - size) // each + 1) if each else FIRST_ROWS
+            rows = await self._rows(user, position, want)
             for row in rows:
                 record = _record(row, position.stage)
                 records.append(record)
-                size += len(json.dumps(record, ensure_ascii=False))
+                each = len(json.dumps(record, ensure_ascii=False))
+                size += each
                 position = Position(position.seq, position.stage, str(row["ref"]))
                 if size >= PAGE_BYTES:
                     break
             else:
-                if len(rows) < ROWS:
+                if len(rows) < want:
                     position = Position(position.seq, position.stage + 1, "")
         state = await self._state(user)
         if int(state["seq"]) != position.seq:
@@ -116,11 +121,11 @@ class UserDump:
             )
         return state
 
-    async def _rows(self, user: str, position: Position) -> list[dict[str, Any]]:
+    async def _rows(self, user: str, position: Position, limit: int) -> list[dict[str, Any]]:
         nodes = position.stage < _NODES
         kind = KINDS[position.stage if nodes else position.stage - _NODES]
         name = "queries/io/user_nodes_page" if nodes else "queries/io/user_relationships_page"
-        params = {"userId": user, "kind": kind, "after": position.after, "limit": ROWS}
+        params = {"userId": user, "kind": kind, "after": position.after, "limit": limit}
         return await self._db.read(name, temporal=list(TEMPORAL), **params)
 
     async def _header(self, user: str, state: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,16 @@ from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.tenancy import tenant_key
 from graph.io.dump import person_only
-from graph.io.format import FORMAT, KINDS, RELATIONSHIPS, SUBLABELS, FormatError, decode, rewrite_owner
+from graph.io.format import (
+    FORMAT,
+    KINDS,
+    RELATIONSHIPS,
+    SUBLABELS,
+    TENANT_LEFT_OUT,
+    FormatError,
+    decode,
+    rewrite_owner,
+)
 from graph.knowledge.search import TenantSizes
 
 #: Nodes whose marks one transaction takes off, or a discard deletes.
@@ -169,12 +178,15 @@ class UserRestore:
 
             if await self._gate.write(principal.user_id, unmark, restoring=restore_id) < BATCH:
                 break
-        tenant = dict(header.get("tenant") or {})
+        # The exported counters, but none of the marks the gate and a restore keep for themselves,
+        # and the note count as counted (the gate trusts it).
+        tenant = {k: v for k, v in (header.get("tenant") or {}).items() if k not in TENANT_LEFT_OUT}
         seq = int(header.get("seq") or 0) + 1
         try:
             plain, temporal, _ = decode(tenant, "header.tenant")
         except FormatError as exc:
             raise InvalidInput(str(exc), field="header.tenant") from None
+        plain |= {"notes": nodes.get("Knowledge", 0)}
 
         async def end(gated: Gated) -> str:
             gated.seq, gated.journaled = seq, 0  # the restore's entry follows the restored journal
