@@ -2,7 +2,7 @@
 
 The benchmark runs every search ``asOf`` the end of the day the question was asked, so the
 service leaves out sessions dated later (the memory as it stood then). For a question that
-names a span of time or compares events (:mod:`bench.time_expressions` reads both) it also
+names a span of time or compares events (:mod:`graph.knowledge.time_words` reads both) it also
 asks the API for the question again within each span's :func:`window` (the API has no filter
 on ``validFrom`` from below, so each note carries its day as a tag and the search is filtered
 by the window's days), and for each part on its own. Then these steps, each on its own so
@@ -26,20 +26,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 
-from bench.time_expressions import Reading, Span
+from graph.knowledge.time_words import Reading
 
 RRF_K = 60
-#: Days a span is widened by before its start and after its end, by how it was stated: "last
-#: Saturday" is a day, "two weeks ago" about a week either side, "a month ago" ten days.
-SLACK: dict[str, tuple[int, int]] = {
-    "day": (1, 3),
-    "week": (4, 4),
-    "month": (10, 10),
-    "year": (30, 30),
-    "since": (1, 0),
-}
 RECENCY_WEIGHT = 0.1
 RECENCY_DAYS = 1.0
 STEPS = ("recency", "spans", "parts")
@@ -57,17 +48,6 @@ class Candidate:
 def day_end(day: date) -> datetime:
     """The day's last second (UTC): what ``asOf`` is sent for a day."""
     return datetime.combine(day, time(23, 59, 59), UTC)
-
-
-def window(span: Span, asked: datetime, told: bool) -> tuple[date, date]:
-    """The days a session telling of ``span`` may be dated, from the first until the second
-    (exclusive): an event is told of on its day or any day after, up to the day asked; when
-    the question says the user told of it then ("I mentioned ... two weeks ago"), and for a
-    calendar span ("in the past month"), the span itself, widened by :data:`SLACK`."""
-    before, after = SLACK[span.unit]
-    last = asked.date() + timedelta(days=1)
-    end = span.end + timedelta(days=after) if told or span.unit == "since" else last
-    return span.start - timedelta(days=before), min(end, last)
 
 
 def fuse(rankings: Sequence[Sequence[Candidate]], k: int = RRF_K) -> list[Candidate]:

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS
-from bench.date_ranking import Candidate, rerank, window
+from bench.date_ranking import Candidate, rerank
 from bench.retrieval_metrics import METRICS, K, mean, scores
-from bench.time_expressions import read_question
+from graph.knowledge.time_words import read_question, window
 
 SERVICE = "hybrid, collapseBy sourceRef"
 BASELINES = (SERVICE, "plain BM25", "plain BM25, one hit per session")

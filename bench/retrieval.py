@@ -43,14 +43,14 @@ import numpy as np
 
 from bench import oracle_figures
 from bench.common import RESULTS, machine, private_neo4j, save
-from bench.date_ranking import day_end, window
+from bench.date_ranking import day_end
 from bench.longmemeval import SDIST, WHEEL, Question, Turn, load_dataset, load_oracle
 from bench.retrieval_metrics import BM25, WORD, K, distinct, mean, scores, session_of
-from bench.time_expressions import read_question
 from graph.core.db import Database
 from graph.core.embeddings import LOCAL_MODELS
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
+from graph.knowledge.time_words import read_question, window
 from tests.support.servers import ApiProcess
 
 __all__ = ["load_dataset", "load_oracle", "title"]

@@ -188,6 +188,10 @@ class SearchFilters:
     tags: tuple[str, ...] | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
+    #: Valid time, epoch milliseconds: notes that began (``validFrom``, else when recorded)
+    #: at or after ``begun_after`` and before ``begun_before``.
+    begun_after: int | None = None
+    begun_before: int | None = None
 
 
 @dataclass(frozen=True)
@@ -212,3 +216,8 @@ class SearchQuery:
     include_ended: bool = False
     #: Record time, epoch milliseconds: the notes as the memory held them then (the journal).
     as_known_at: int | None = None
+    #: Read the question's time words against ``as_of`` (else now): spans searched within
+    #: their windows, compared events on their own (``graph.knowledge.dated_search``).
+    read_dates: bool = False
+    #: Discount scores by age: ``score * (1 - recency * ln(1 + days))``; 0: not at all.
+    recency: float = 0.0

@@ -16,6 +16,7 @@ from graph.core.principals import Principal, Scope
 from graph.core.values import iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge.clocks import held_view, known_at, valid_at
+from graph.knowledge.dated_search import dated_ranking, reading_of, reads_dates
 from graph.knowledge.models import (
     ALL_REL_TYPES,
     Direction,
@@ -25,6 +26,7 @@ from graph.knowledge.models import (
     SearchQuery,
 )
 from graph.knowledge.search import SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
+from graph.knowledge.time_words import Reading
 from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import edge_view, note_view
 
@@ -119,6 +121,12 @@ class RetrievalService:
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
         """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
         one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
+        if reads_dates(query):
+            at = query.as_of if query.as_of is not None else millis_now()
+            reading = reading_of(query, at)
+            if query.recency > 0 or reading.spans or reading.parts:
+                return await self._search_dated(principal, query, reading, at)
+            query = replace(query, read_dates=False)
         if query.as_known_at is not None:
             return await self._search_held(principal, query, query.as_known_at)
         user = principal.user_id
@@ -181,6 +189,48 @@ class RetrievalService:
             }
 
         return await self._db.read_tx(work)
+
+    async def _search_dated(
+        self, principal: Principal, query: SearchQuery, reading: Reading, at: int
+    ) -> dict[str, Any]:
+        """A search ranked with the question's dates (``graph.knowledge.dated_search``), its
+        hits expanded as a plain search's are."""
+        check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
+        vector = query.embedding
+        if query.mode != SearchMode.FULLTEXT and vector is None:
+            [vector] = await self._embedder.embed([query.query])
+
+        async def plain(asked: SearchQuery) -> dict[str, Any]:
+            return await self.search(principal, asked)
+
+        hits = await dated_ranking(plain, query, reading, at, vector)
+        depth = query.max_depth if query.expand_connections else 0
+        ids = [h["node"]["id"] for h in hits]
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Any]:
+            found = await retrieve(
+                tx,
+                user_id=principal.user_id,
+                mode="seeds",
+                seed_ids=ids,
+                top_k=len(ids),
+                pool=len(ids),
+                filters={
+                    "statuses": _statuses(query),
+                    **_filter_params(query.filters),
+                    **valid_params(query),
+                },
+                depth=depth,
+                rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
+                direction=query.direction.value,
+                sizes=self._sizes,
+                config=self._plan,
+                scope=Scope.of(principal.scope),
+            )
+            return self._subgraph(found.row)
+
+        around = await self._db.read_tx(work) if ids else {"reached": [], "edges": []}
+        return {"hits": hits, "expanded": around["reached"], "edges": around["edges"], "plan": "dated"}
 
     async def _search_held(self, principal: Principal, query: SearchQuery, moment: int) -> dict[str, Any]:
         """A search of what the memory held at ``moment`` (record time): the notes recorded by
@@ -260,4 +310,6 @@ def _filter_params(filters: SearchFilters) -> dict[str, Any]:
         "tags": list(filters.tags) if filters.tags else None,
         "createdAfter": filters.created_after.isoformat() if filters.created_after else None,
         "createdBefore": filters.created_before.isoformat() if filters.created_before else None,
+        "begunAfter": filters.begun_after,
+        "begunBefore": filters.begun_before,
     }

@@ -158,7 +158,10 @@ SEARCH_QUERIES = {
 }
 #: The filters of a search besides status (``statuses`` is always set): when none is set and
 #: no scope, the query skips their tests (``$filtered``).
-NOTE_FILTERS = ("types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore", "asOf")
+NOTE_FILTERS = (
+    "types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore", "begunAfter", "begunBefore",
+    "asOf",
+)  # fmt: skip
 #: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
 RRF_K = 60
 
@@ -232,6 +235,8 @@ async def retrieve(
         "collapse": collapse,
         "validAt": None,  # valid time unless ``filters`` set it (see retrieval.valid_params)
         "asOf": None,
+        "begunAfter": None,
+        "begunBefore": None,
         **filters,
     }
     query = SEARCH_QUERIES[depth]

@@ -32,6 +32,12 @@ class FiltersIn(CamelModel):
     tags: list[str] | None = None
     created_after: DateTime | None = None
     created_before: DateTime | None = None
+    begun_after: DateTime | None = Field(
+        default=None, description="Valid time: the notes that began (validFrom, else recorded) then or after."
+    )
+    begun_before: DateTime | None = Field(
+        default=None, description="Valid time: notes that began (validFrom, else when recorded) before this."
+    )
 
     def to_domain(self) -> SearchFilters:
         """The domain's view of these filters."""
@@ -43,6 +49,8 @@ class FiltersIn(CamelModel):
             tags=tuple(self.tags) if self.tags else None,
             created_after=self.created_after,
             created_before=self.created_before,
+            begun_after=millis(self.begun_after),
+            begun_before=millis(self.begun_before),
         )
 
 
@@ -82,6 +90,21 @@ class SearchIn(CamelModel):
         "are not searched.",
     )
 
+    read_dates: bool = Field(
+        default=False,
+        description="Read the query's time words against asOf (else now): a span it names (\"last "
+        'Saturday", "two weeks ago", "in March") is searched again among the notes that began '
+        'then, fused with the query\'s ranking; events it compares ("which did I do first, X or Y") '
+        "are searched on their own and each one's best hit is kept near the top.",
+    )
+    recency: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Discount each score by its note's age at asOf (else now), from when it began: "
+        "score × (1 − recency · ln(1 + days)). 0.1 costs a day-old note 7 %, a month-old one 34 %.",
+    )
+
     def to_domain(self) -> SearchQuery:
         """The domain's view of this search."""
         return SearchQuery(
@@ -99,6 +122,8 @@ class SearchIn(CamelModel):
             as_of=millis(self.as_of),
             include_ended=self.include_ended,
             as_known_at=millis(self.as_known_at),
+            read_dates=self.read_dates,
+            recency=self.recency,
         )
 
 

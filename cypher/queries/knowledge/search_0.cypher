@@ -13,6 +13,7 @@
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 // $filtered is false when no filter and no scope is set: the ranking then skips their tests.
 // $collapse keeps the best hit per sourceRef before the top $topK is taken.
+// $begunAfter / $begunBefore (epoch ms) keep the notes that began in that window.
 // Valid time (epoch ms): $validAt leaves out notes and edges whose validity ended by then
 // (now, by default: what is true now); $asOf keeps only what was true then: begun, not ended,
 // and not superseded by a note begun by then (a supersedes edge ends the older note at the
@@ -30,6 +31,11 @@ CALL () {
       AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
       AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
       AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+      AND (($begunAfter IS NULL AND $begunBefore IS NULL) OR (
+        coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis
+          THEN 0 ELSE n.createdAt.epochMillis END) >= coalesce($begunAfter, 0)
+        AND coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) < coalesce($begunBefore, 253402300800000)))
       AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
           ELSE n.createdAt.epochMillis END) <= $asOf
         AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
@@ -49,6 +55,11 @@ CALL () {
       AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
       AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
       AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+      AND (($begunAfter IS NULL AND $begunBefore IS NULL) OR (
+        coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis
+          THEN 0 ELSE n.createdAt.epochMillis END) >= coalesce($begunAfter, 0)
+        AND coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+          ELSE n.createdAt.epochMillis END) < coalesce($begunBefore, 253402300800000)))
       AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
           ELSE n.createdAt.epochMillis END) <= $asOf
         AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
@@ -98,6 +109,11 @@ CALL () {
         AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
         AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
         AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+        AND (($begunAfter IS NULL AND $begunBefore IS NULL) OR (
+          coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis
+            THEN 0 ELSE n.createdAt.epochMillis END) >= coalesce($begunAfter, 0)
+          AND coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+            ELSE n.createdAt.epochMillis END) < coalesce($begunBefore, 253402300800000)))
         AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
           ELSE n.createdAt.epochMillis END) <= $asOf
           AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
@@ -116,6 +132,11 @@ CALL () {
         AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
         AND ($createdAfter IS NULL OR n.createdAt >= datetime($createdAfter))
         AND ($createdBefore IS NULL OR n.createdAt < datetime($createdBefore))
+        AND (($begunAfter IS NULL AND $begunBefore IS NULL) OR (
+          coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis
+            THEN 0 ELSE n.createdAt.epochMillis END) >= coalesce($begunAfter, 0)
+          AND coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
+            ELSE n.createdAt.epochMillis END) < coalesce($begunBefore, 253402300800000)))
         AND ($asOf IS NULL OR (coalesce(n.validFrom, CASE WHEN n.validUntil <= n.createdAt.epochMillis THEN 0
           ELSE n.createdAt.epochMillis END) <= $asOf
           AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
@@ -129,7 +150,8 @@ CALL () {
     length: size(split(coalesce(k.n.title, '') + ' ' + k.n.content, ' '))}])) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
   UNWIND top AS t
-  WITH t.id AS id, t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean)) AS score
+  // grouped by id (each once in top), so the rows sorted are new ones, without the list
+  WITH t.id AS id, max(t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean))) AS score
   ORDER BY score DESC, id LIMIT $pool
   RETURN collect({id: id, score: score}) AS textHits
 }
@@ -152,14 +174,14 @@ WITH vectorHits, textHits, matched,
 CALL (ordered) {
   // collapseBy sourceRef: the best hit of each source, best first (a note without one is
   // a source of its own), so topK fills with distinct sources.
+  // Grouped before sorted, so no row sorted carries the ranking (see the keyword half).
   UNWIND CASE WHEN $collapse THEN range(0, size(ordered) - 1) ELSE [] END AS i
   MATCH (c:Knowledge {userId: $userId, id: ordered[i].id})
-  WITH i, ordered[i] AS hit, CASE WHEN c.sourceRef IS NULL THEN [0, c.id] ELSE [1, c.sourceRef] END AS source
-  ORDER BY i
-  WITH source, collect(hit)[0] AS best, min(i) AS first
+  WITH CASE WHEN c.sourceRef IS NULL THEN [0, c.id] ELSE [1, c.sourceRef] END AS source, min(i) AS first
   ORDER BY first
-  RETURN collect(best) AS collapsed
+  RETURN collect(first) AS firsts
 }
+WITH vectorHits, textHits, matched, ordered, [i IN firsts | ordered[i]] AS collapsed
 WITH vectorHits, textHits, matched,
   (CASE WHEN $collapse THEN collapsed ELSE ordered END)[0..$topK] AS ranked
 WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds

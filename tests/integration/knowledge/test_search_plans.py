@@ -244,27 +244,34 @@ async def test_a_long_question_over_many_matches_stays_within_transaction_memory
     as_of = 1_735_689_600_000  # 2025-01-01
     question = rng.standard_normal(DIM)
 
-    async def work(tx: AsyncManagedTransaction) -> Retrieval:
-        return await retrieve(
-            tx,
-            user_id=caller.user_id,
-            mode="hybrid",
-            vector=(question / np.linalg.norm(question)).tolist(),
-            text=" ".join(WORDS),
-            top_k=10,
-            pool=80,
-            filters={**FILTERS, "statuses": ["active", "superseded"], "validAt": as_of, "asOf": as_of},
-            depth=0,
-            rel_types=ALL_REL_TYPES,
-            direction="both",
-            sizes=TenantSizes(0),
-            config=VectorPlanConfig(),
-            collapse=True,
-        )
+    async def hybrid(top_k: int) -> Retrieval:
+        async def work(tx: AsyncManagedTransaction) -> Retrieval:
+            return await retrieve(
+                tx,
+                user_id=caller.user_id,
+                mode="hybrid",
+                vector=(question / np.linalg.norm(question)).tolist(),
+                text=" ".join(WORDS),
+                top_k=top_k,
+                pool=top_k * 8,  # collapsed hybrid: twice topK for fusion, four times that to collapse
+                filters={**FILTERS, "statuses": ["active", "superseded"], "validAt": as_of, "asOf": as_of},
+                depth=0,
+                rel_types=ALL_REL_TYPES,
+                direction="both",
+                sizes=TenantSizes(0),
+                config=VectorPlanConfig(),
+                collapse=True,
+            )
 
-    found = await db.read_tx(work)
+        return await db.read_tx(work)
+
+    found = await hybrid(10)
     assert len(found.row["ranked"]) == 10
     text_hits = [node_id for node_id, _ in found.text_hits]
     assert text_hits and all(held[node_id] > 0 for node_id in text_hits)  # only what was true then
     assert held[text_hits[0]] >= max(held.values()) - 1  # the notes holding most words lead
-    assert used and max(used) < 48 * 2**20, used
+    assert used and max(used) < 16 * 2**20, used
+    # the deepest search the API takes (topK 100, collapsed): every note true then is a candidate
+    deepest = await hybrid(100)
+    assert len(deepest.row["ranked"]) == 100 and len(deepest.text_hits) == 800
+    assert max(used) < 16 * 2**20, used

@@ -1,4 +1,5 @@
-"""Time in a question, read offline against the date it was asked: a prototype for search.
+"""Time in a question, read offline against the time it is asked about (what search with
+``readDates`` reads; ``graph.knowledge.dated_search`` ranks with it).
 
 :func:`read_question` is a pure function. It reads the time expressions of a question
 ("last Saturday", "two weeks ago", "in March", "yesterday", "last month", "a few days ago",
@@ -7,8 +8,8 @@ span of time they name, given when the question was asked, and the events a ques
 compares ("how many days between X and Y", "which did I do first, X or Y", "the order of
 'A', 'B' and 'C'", "how long had I been X when Y") as separate parts. "How many days ago
 did I ...", "the first time" and "most recently" ask for a time or an order and name no
-span: they are read as nothing. ``bench/date_ranking.py`` uses what it reads to re-rank what
-search returned; ``bench/test_time_expressions.py`` holds the examples.
+span: they are read as nothing. :func:`window` widens a span into the days a note telling of
+it may have begun. ``tests/unit/knowledge/test_time_words.py`` holds the examples.
 """
 
 from __future__ import annotations
@@ -223,3 +224,25 @@ def read_question(question: str, asked: datetime) -> Reading:
     """The spans of time ``question`` names, asked at ``asked``, and the events it compares."""
     spans = tuple(_spans(question, asked.date()))
     return Reading(spans, tuple(_parts(question)), bool(spans) and bool(_TOLD.search(question)))
+
+
+#: Days a span is widened by before its start and after its end, by how it was stated: "last
+#: Saturday" is a day, "two weeks ago" about a week either side, "a month ago" ten days.
+SLACK: dict[str, tuple[int, int]] = {
+    "day": (1, 3),
+    "week": (4, 4),
+    "month": (10, 10),
+    "year": (30, 30),
+    "since": (1, 0),
+}
+
+
+def window(span: Span, asked: datetime, told: bool) -> tuple[date, date]:
+    """The days a note telling of ``span`` may have begun, from the first until the second
+    (exclusive): an event is told of on its day or any day after, up to the day asked; when
+    the question says the user told of it then ("I mentioned ... two weeks ago"), and for a
+    calendar span ("in the past month"), the span itself, widened by :data:`SLACK`."""
+    before, after = SLACK[span.unit]
+    last = asked.date() + timedelta(days=1)
+    end = span.end + timedelta(days=after) if told or span.unit == "since" else last
+    return span.start - timedelta(days=before), min(end, last)
