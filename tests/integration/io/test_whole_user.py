@@ -21,7 +21,7 @@ from ctxnet.io.whole import ExportFileError, export_all, restore
 from graph.core.db import Database
 from graph.core.principals import Role, Scope
 from graph.io.format import KINDS
-from tests.integration.conftest import Caller, MakeCaller
+from tests.integration.conftest import Caller, MakeCaller, inspect
 from tests.integration.io.whole_user import ok, remember_everything, subgraph
 from tests.support.servers import ApiProcess
 
@@ -35,6 +35,16 @@ async def exported(api: ApiProcess, caller: Caller, path: Path) -> dict[str, Any
 async def restored(api: ApiProcess, caller: Caller, path: Path, **options: Any) -> dict[str, Any]:
     async with AsyncClient(api.base_url, caller.key, timeout=300) as cn:
         return await restore(cn, path, **options)
+
+
+def ctxnet(api: ApiProcess, caller: Caller, *args: str) -> subprocess.CompletedProcess[str]:
+    """``ctxnet ARGS`` as a person runs it, with the caller's key; it must succeed."""
+    command = [sys.executable, "-m", "ctxnet", *args, "--url", api.base_url, "--key", caller.key]
+    run = subprocess.run(
+        command, capture_output=True, text=True, env=os.environ | {"NO_COLOR": "1"}, check=False
+    )  # noqa: S603
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run
 
 
 async def small_user(caller: Caller, word: str = "tea") -> None:
@@ -58,12 +68,28 @@ async def small_user(caller: Caller, word: str = "tea") -> None:
 
 def same_but_the_restore_entry(a: dict[str, Any], b: dict[str, Any]) -> None:
     """Two users' subgraphs are the same but for the restore's journal entry (no mixture)."""
+    assert b["tenant"]["seq"] == a["tenant"]["seq"] + 1
     assert b["relationships"] == a["relationships"]
     assert {k: v for k, v in b["nodes"].items() if k != "Mutation"} == {
         k: v for k, v in a["nodes"].items() if k != "Mutation"
     }
     assert not a["nodes"]["Mutation"] - b["nodes"]["Mutation"]
     assert sum(b["nodes"]["Mutation"].values()) == sum(a["nodes"]["Mutation"].values()) + 1
+
+
+async def quiet(db: Database, caller: Caller) -> None:
+    """Wait until every thread's gist is made (the background refresh writes to the user)."""
+    for _ in range(400):
+        [row] = await inspect(
+            db,
+            "MATCH (t:Thread) WHERE t.userId = $user AND coalesce(t.embeddedSeq, -1) <> t.messageCount "
+            "RETURN count(t) AS behind",
+            user=caller.user_id,
+        )
+        if row["behind"] == 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the threads' gists were not refreshed in 20 s")
 
 
 async def empty(db: Database, caller: Caller) -> bool:
@@ -79,8 +105,11 @@ async def test_a_whole_user_comes_back_the_same(
     theirs = f"zq{uuid.uuid4().hex[:10]}"
     await small_user(mallory, theirs)
     await remember_everything(alice, make_caller, f"zq{uuid.uuid4().hex[:10]}")
+    await quiet(db, alice)  # the threads' gists are refreshed in the background: once they are
     path = tmp_path / "alice.jsonl"
-    counts = await exported(api, alice, path)
+    counts = json.loads(
+        ctxnet(api, alice, "export", "--all", "-o", str(path)).stderr.strip().splitlines()[-1]
+    )
     text = path.read_text(encoding="utf-8")
     assert theirs not in text and mallory.user_id not in text  # nothing of another user's
     header = json.loads(text.splitlines()[0])
@@ -88,7 +117,7 @@ async def test_a_whole_user_comes_back_the_same(
     for kind in KINDS:  # every kind of node is in the file
         assert header["nodes"].get(kind), (kind, header["nodes"])
 
-    report = await restored(api, bob, path)
+    report = json.loads(ctxnet(api, bob, "import", str(path)).stdout)
     assert report["userIdRewritten"] == {
         "from": alice.user_id,
         "to": bob.user_id,
@@ -97,6 +126,7 @@ async def test_a_whole_user_comes_back_the_same(
     assert report["userIdRewritten"]["values"] > 0  # the profile's journal entries name their user
 
     a, b = await subgraph(db, alice.user_id), await subgraph(db, bob.user_id)
+    assert a["tenant"]["seq"] == header["seq"], "alice wrote after the export: the comparison would not hold"
     assert not any("another user's" in r for r in a["relationships"]), "an edge to another user's node"
     # Every relationship the same: type, both ends (whole nodes), every property.
     assert b["relationships"] == a["relationships"]
@@ -189,6 +219,7 @@ async def test_two_imports_into_one_user_at_once_one_wins(
 ) -> None:
     alice, bob = await make_caller(), await make_caller()
     await small_user(alice)
+    await quiet(db, alice)
     path = tmp_path / "alice.jsonl"
     await exported(api, alice, path)
     results = await asyncio.gather(restored(api, bob, path), restored(api, bob, path), return_exceptions=True)
@@ -204,6 +235,7 @@ async def test_a_killed_restore_is_refused_until_resumed_or_discarded(
 ) -> None:
     alice, bob = await make_caller(), await make_caller()
     await small_user(alice)
+    await quiet(db, alice)
     path = tmp_path / "alice.jsonl"
     await exported(api, alice, path)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
