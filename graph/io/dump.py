@@ -5,10 +5,11 @@ their id and every relationship between two of them, in the format of
 The pages come in a fixed order: the header (format, user, the journal's sequence, the
 Tenant node's counters, how many nodes of each kind and relationships of each type follow),
 then the nodes kind by kind (:data:`~graph.io.format.KINDS`), then the relationships by the
-kind of the node they start at; within a kind, in element id order. A cursor names the
-sequence the export began at, a stage (a kind's nodes, or relationships) and the last
-element id. Each page is cut at :data:`PAGE_BYTES` of JSON (at least one record), so no
-answer grows with what a user stored.
+kind of the node they start at. A cursor names the sequence the export began at, a stage (a
+kind's nodes, or relationships) and the last record's key: a kind with a unique key per user
+is read in that key's index order, the others and relationships in element id order. Each
+page is cut at :data:`PAGE_BYTES` of JSON (at least one record), so no answer grows with what
+a user stored.
 
 The pages are read in separate transactions, so an export is one consistent picture only if
 the user wrote nothing in between: each page reads the user's write sequence after its rows,
@@ -19,6 +20,7 @@ not exported.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from dataclasses import dataclass
@@ -36,8 +38,9 @@ PAGE_BYTES = 384 * 1024
 #: page reads :data:`FIRST_ROWS`, the next as many as the last record's size says still fit.
 ROWS = 1_000
 FIRST_ROWS = 20
-#: A cursor: the sequence, the stage, the last element id of the stage read so far.
-CURSOR = re.compile(r"^([0-9]{1,18})\.([0-9]{1,2})\.([0-9A-Za-z:_-]{0,200})$")
+#: A cursor: the sequence, the stage, and the key of the last record of the stage read so
+#: far (base64url: a node's id, slug or name, else an element id).
+CURSOR = re.compile(r"^([0-9]{1,18})\.([0-9]{1,2})\.([0-9A-Za-z_-]{0,800})$")
 _NODES, _RELATIONSHIPS = len(KINDS), 2 * len(KINDS)
 
 
@@ -53,15 +56,17 @@ class Position:
 
     def text(self) -> str:
         """The cursor the next page is asked for with."""
-        return f"{self.seq}.{self.stage}.{self.after}"
+        after = base64.urlsafe_b64encode(self.after.encode()).decode().rstrip("=")
+        return f"{self.seq}.{self.stage}.{after}"
 
     @classmethod
     def parse(cls, cursor: str) -> Position:
-        """A cursor an export issued (422 otherwise)."""
+        """A cursor an export issued (422 otherwise); any key it holds is a position."""
         found = CURSOR.match(cursor)
-        if found is None:
+        if found is None or len(found[3]) % 4 == 1:
             raise InvalidInput("cursor is not one this API issued", field="cursor")
-        return cls(int(found[1]), int(found[2]), found[3])
+        after = base64.urlsafe_b64decode(found[3] + "=" * (-len(found[3]) % 4))
+        return cls(int(found[1]), int(found[2]), after.decode(errors="replace"))
 
 
 def person_only(principal: Principal, what: str) -> None:
@@ -90,6 +95,7 @@ class UserDump:
             position = Position(int(state["seq"]), 0, "")
         each = 0  # the size of the last record read: rows are read about as many as fit
         while position.stage < _RELATIONSHIPS and size < PAGE_BYTES:
+            nodes = position.stage < _NODES
             want = min(ROWS, (PAGE_BYTES - size) // each + 1) if each else FIRST_ROWS
             rows = await self._rows(user, position, want)
             for row in rows:
@@ -97,7 +103,7 @@ class UserDump:
                 records.append(record)
                 each = len(json.dumps(record, ensure_ascii=False))
                 size += each
-                position = Position(position.seq, position.stage, str(row["ref"]))
+                position = Position(position.seq, position.stage, str(row["key"] if nodes else row["ref"]))
                 if size >= PAGE_BYTES:
                     break
             else:

@@ -1,71 +1,112 @@
-// One page of a user's nodes of one kind (graph/io/format.py's KINDS), in element id order
-// after $after: each with its labels and its properties as rows {key, type, value} (a
-// temporal value as its text). Each kind is read through an index that starts with userId
-// (the forms of queries/core/user_forget_batch); the UNWIND before each MATCH keeps the
+// One page of a user's nodes of one kind (graph/io/format.py's KINDS), after $after in the
+// order of the kind's key: each with the key (the cursor), its labels and its properties as
+// rows {key, type, value} (a temporal value as its text). A kind with a unique key per user
+// (an id, a slug, a name) is read in the order of that key's index, as far as the page goes;
+// the others (merge records, tool calls, the profile, agent docs, acknowledgements) by
+// element id through an index that starts with userId. The guard before each MATCH keeps the
 // other kinds' seeks from running at all.
 CALL () {
-  UNWIND CASE WHEN $kind = 'Knowledge' THEN [1] ELSE [] END AS _
-  MATCH (n:Knowledge) WHERE n.userId = $userId RETURN n
+  WITH 1 AS _ WHERE $kind = 'Knowledge'
+  MATCH (n:Knowledge) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'MergedNote' THEN [1] ELSE [] END AS _
-  MATCH (n:MergedNote) WHERE n.userId = $userId RETURN n
+  WITH 1 AS _ WHERE $kind = 'MergedNote'
+  MATCH (n:MergedNote) WHERE n.userId = $userId AND elementId(n) > $after
+  WITH n ORDER BY elementId(n) LIMIT $limit
+  RETURN n, elementId(n) AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Thread' THEN [1] ELSE [] END AS _
-  MATCH (n:Thread) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Thread'
+  MATCH (n:Thread) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Message' THEN [1] ELSE [] END AS _
-  MATCH (n:Message) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Message'
+  MATCH (n:Message) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Insight' THEN [1] ELSE [] END AS _
-  MATCH (n:Insight) WHERE n.userId = $userId AND n.key IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Insight'
+  MATCH (n:Insight) WHERE n.userId = $userId AND n.key > $after
+  WITH n ORDER BY n.userId, n.key LIMIT $limit
+  RETURN n, n.key AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Agent' THEN [1] ELSE [] END AS _
-  MATCH (n:Agent) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Agent'
+  MATCH (n:Agent) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Session' THEN [1] ELSE [] END AS _
-  MATCH (n:Session) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Session'
+  MATCH (n:Session) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'PendingAction' THEN [1] ELSE [] END AS _
-  MATCH (n:PendingAction) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'PendingAction'
+  MATCH (n:PendingAction) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'ToolCall' THEN [1] ELSE [] END AS _
-  MATCH (n:ToolCall) WHERE n.userId = $userId AND n.sessionId IS NOT NULL AND n.position IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'ToolCall'
+  MATCH (n:ToolCall) WHERE n.userId = $userId AND n.sessionId IS NOT NULL AND n.position IS NOT NULL AND elementId(n) > $after
+  WITH n ORDER BY elementId(n) LIMIT $limit
+  RETURN n, elementId(n) AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Profile' THEN [1] ELSE [] END AS _
-  MATCH (n:Profile) WHERE n.userId = $userId RETURN n
+  WITH 1 AS _ WHERE $kind = 'Profile'
+  MATCH (n:Profile) WHERE n.userId = $userId AND elementId(n) > $after
+  WITH n ORDER BY elementId(n) LIMIT $limit
+  RETURN n, elementId(n) AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Preference' THEN [1] ELSE [] END AS _
-  MATCH (n:Preference) WHERE n.userId = $userId AND n.name IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Preference'
+  MATCH (n:Preference) WHERE n.userId = $userId AND n.name > $after
+  WITH n ORDER BY n.userId, n.name LIMIT $limit
+  RETURN n, n.name AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Goal' THEN [1] ELSE [] END AS _
-  MATCH (n:Goal) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Goal'
+  MATCH (n:Goal) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Skill' THEN [1] ELSE [] END AS _
-  MATCH (n:Skill) WHERE n.userId = $userId AND n.id IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Skill'
+  MATCH (n:Skill) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'WikiPage' THEN [1] ELSE [] END AS _
-  MATCH (n:WikiPage) WHERE n.userId = $userId AND n.slug IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'WikiPage'
+  MATCH (n:WikiPage) WHERE n.userId = $userId AND n.slug > $after
+  WITH n ORDER BY n.userId, n.slug LIMIT $limit
+  RETURN n, n.slug AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'AgentDoc' THEN [1] ELSE [] END AS _
-  MATCH (n:AgentDoc) WHERE n.userId = $userId AND n.agentId IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'AgentDoc'
+  MATCH (n:AgentDoc) WHERE n.userId = $userId AND n.agentId IS NOT NULL AND elementId(n) > $after
+  WITH n ORDER BY elementId(n) LIMIT $limit
+  RETURN n, elementId(n) AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Correction' THEN [1] ELSE [] END AS _
-  MATCH (n:Correction) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Correction'
+  MATCH (n:Correction) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'CorrectionAck' THEN [1] ELSE [] END AS _
-  MATCH (n:CorrectionAck) WHERE n.userId = $userId AND n.correctionId IS NOT NULL AND n.sessionId IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'CorrectionAck'
+  MATCH (n:CorrectionAck) WHERE n.userId = $userId AND n.correctionId IS NOT NULL AND n.sessionId IS NOT NULL AND elementId(n) > $after
+  WITH n ORDER BY elementId(n) LIMIT $limit
+  RETURN n, elementId(n) AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Proposal' THEN [1] ELSE [] END AS _
-  MATCH (n:Proposal) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Proposal'
+  MATCH (n:Proposal) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Access' THEN [1] ELSE [] END AS _
-  MATCH (n:Access) WHERE n.userId = $userId AND n.actor IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Access'
+  MATCH (n:Access) WHERE n.userId = $userId AND n.actor > $after
+  WITH n ORDER BY n.userId, n.actor LIMIT $limit
+  RETURN n, n.actor AS key
   UNION ALL
-  UNWIND CASE WHEN $kind = 'Mutation' THEN [1] ELSE [] END AS _
-  MATCH (n:Mutation) WHERE n.userId = $userId AND n.seq IS NOT NULL RETURN n
+  WITH 1 AS _ WHERE $kind = 'Mutation'
+  MATCH (n:Mutation) WHERE n.userId = $userId AND n.id > $after
+  WITH n ORDER BY n.userId, n.id LIMIT $limit
+  RETURN n, n.id AS key
 }
-WITH n WHERE elementId(n) > $after
-WITH n ORDER BY elementId(n) LIMIT $limit
-RETURN elementId(n) AS ref, labels(n) AS labels,
+RETURN key, elementId(n) AS ref, labels(n) AS labels,
   [k IN keys(n) | {key: k, type: valueType(n[k]),
                    value: CASE WHEN valueType(n[k]) IN $temporal THEN toString(n[k]) ELSE n[k] END}] AS properties
+ORDER BY key
