@@ -7,7 +7,8 @@ and each of its 470 questions is asked as an agent would ask it on the day it wa
 same notes in the same run: the plain search (and the plain search with no ``asOf``, the
 service's answer before valid time), with ``readDates``, with ``recency`` 0.1, and with both.
 Figures per question type (recall-any@5, recall-all@5, nDCG@5 over sessions,
-``bench/retrieval_metrics.py``) and each setting's search p50.
+``bench/retrieval_metrics.py``), the knowledge-update ordering (the latest evidence session
+in the top 5 and above every older one) and each setting's search p50.
 
 ``python -m bench.dated_search`` (about 12 minutes: 5 to store, the rest to search);
 ``--url URL --key KEY`` measures a user that already holds the same notes instead.
@@ -27,6 +28,7 @@ import httpx
 from bench.common import private_neo4j, save
 from bench.date_ranking import day_end
 from bench.longmemeval import Question, load_oracle
+from bench.oracle_figures import knowledge_update_ordered
 from bench.retrieval import key, store
 from bench.retrieval_metrics import K, mean, scores, session_of
 from tests.support.servers import ApiProcess
@@ -58,10 +60,12 @@ def ask(client: httpx.Client, q: Question, extra: dict[str, Any]) -> tuple[list[
 
 
 def measure(client: httpx.Client, questions: list[Question]) -> dict[str, Any]:
-    """Each setting's figures by question type (and over all), and its search p50 in ms."""
+    """Each setting's figures by question type (and over all), its knowledge-update ordering
+    and its search p50 in ms."""
     table: dict[str, Any] = {}
     for label, extra in SETTINGS.items():
         rows: dict[str, list[dict[str, float]]] = defaultdict(list)
+        ordered: list[bool] = []
         took: list[float] = []
         for q in questions:
             sessions, seconds = ask(client, q, extra)
@@ -69,15 +73,22 @@ def measure(client: httpx.Client, questions: list[Question]) -> dict[str, Any]:
             row = scores(sessions, q.supporting)
             rows[q.type].append(row)
             rows["all"].append(row)
+            if q.type == "knowledge-update":
+                record = {"dates": {session: day.isoformat() for session, day in q.dates}}
+                ordered.append(knowledge_update_ordered(record, sessions))
         took.sort()
-        table[label] = {
+        figures = table[label] = {
             "by_type": {t: mean(r) | {"questions": len(r)} for t, r in sorted(rows.items())},
+            "knowledge_update_ordered": round(sum(ordered) / len(ordered), 3),
             "p50_ms": round(1000 * took[len(took) // 2], 1),
         }
-        all_ = table[label]["by_type"]["all"]
-        print(f"{label:32} all@5 {all_['all']:.3f}  temporal all@5 "
-              f"{table[label]['by_type']['temporal-reasoning']['all']:.3f}  p50 {table[label]['p50_ms']} ms",
-              flush=True)  # fmt: skip
+        by_type = figures["by_type"]
+        print(
+            f"{label:32} all@5 {by_type['all']['all']:.3f}  "
+            f"temporal all@5 {by_type['temporal-reasoning']['all']:.3f}  "
+            f"KU ordered {figures['knowledge_update_ordered']:.3f}  p50 {figures['p50_ms']} ms",
+            flush=True,
+        )
     return table
 
 
