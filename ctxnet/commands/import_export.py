@@ -40,7 +40,9 @@ def import_(
     if not path.exists():
         raise typer.BadParameter(f"{path} does not exist", param_hint="PATH")
     if discard or is_whole_export(path):
-        typer.echo(json.dumps(_restore(path, url, key, resume=resume, discard=discard), indent=2))
+        typer.echo(
+            json.dumps(_restore(path, url, key, resume=resume, discard=discard, dry_run=dry_run), indent=2)
+        )
         return
 
     async def work() -> dict[str, Any]:
@@ -59,10 +61,21 @@ def import_(
         raise typer.Exit(1)
 
 
-def _restore(path: Path, url: str | None, key: str | None, *, resume: bool, discard: bool) -> dict[str, Any]:
-    """Restore (or discard the restore of) a whole user's export: the report."""
+def _restore(
+    path: Path, url: str | None, key: str | None, *, resume: bool, discard: bool, dry_run: bool
+) -> dict[str, Any]:
+    """Restore (or discard the restore of, or with ``dry_run`` only check) a whole user's
+    export: the report."""
     from ctxnet.client import ApiError, AsyncClient
     from ctxnet.io import whole
+
+    if dry_run and not discard:
+        try:
+            header, sha256, records = whole.check_file(path)
+        except whole.ExportFileError as exc:
+            raise typer.BadParameter(str(exc), param_hint="PATH") from None
+        counts = {"nodes": header["nodes"], "relationships": header["relationships"]}
+        return {"dryRun": True, "from": header["userId"], "records": records, "sha256": sha256} | counts
 
     async def work() -> dict[str, Any]:
         async with AsyncClient(url, key, timeout=600) as client:

@@ -211,6 +211,8 @@ async def test_what_must_be_refused_is(
         command, capture_output=True, text=True, env=os.environ | {"NO_COLOR": "1"}, check=False
     )  # noqa: S603
     assert run.returncode != 0 and "line 4: not JSON" in run.stderr, run.stderr
+    checked = json.loads(ctxnet(api, bob, "import", str(path), "--dry-run").stdout)  # checks, writes nothing
+    assert checked["dryRun"] and checked["records"] == len(lines) - 2 and checked["from"] == alice.user_id
     assert await empty(db, bob)
 
 
