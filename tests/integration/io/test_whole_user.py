@@ -20,6 +20,7 @@ from ctxnet.client import AsyncClient, Conflict, Forbidden
 from ctxnet.io.whole import ExportFileError, export_all, restore
 from graph.core.db import Database
 from graph.core.principals import Role, Scope
+from graph.core.users import forget_user
 from graph.io.format import KINDS
 from tests.integration.conftest import Caller, MakeCaller, inspect
 from tests.integration.io.whole_user import ok, remember_everything, subgraph
@@ -273,3 +274,23 @@ async def test_a_killed_restore_is_refused_until_resumed_or_discarded(
     report = await restored(api, bob, path, resume=True)
     assert report["resumedAt"] == 3
     same_but_the_restore_entry(await subgraph(db, alice.user_id), await subgraph(db, bob.user_id))
+
+
+async def test_forgetting_a_user_ends_a_restore_under_way(
+    make_caller: MakeCaller, db: Database, api: ApiProcess, tmp_path: Path
+) -> None:
+    alice, carol = await make_caller(), await make_caller()
+    await small_user(alice)
+    path = tmp_path / "alice.jsonl"
+    await exported(api, alice, path)
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    body = {"header": lines[0], "sha256": lines[-1]["sha256"], "records": len(lines) - 2}
+    begun = await ok(await carol.http.post("/v1/restore", json=body), 201)
+    batch = {"restoreId": begun["restoreId"], "offset": 0, "records": lines[1:3]}
+    await ok(await carol.http.post("/v1/restore/batches", json=batch))
+    await forget_user(db, carol.user_id)  # goes through the gate while the restore holds the user
+    [tenant] = await inspect(
+        db, "MATCH (t:Tenant {userId: $user}) RETURN properties(t) AS p", user=carol.user_id
+    )
+    assert tenant["p"]["forgottenAt"] and not {k for k in tenant["p"] if k.startswith("restor")}
+    assert await empty(db, carol)
