@@ -271,6 +271,7 @@ async def test_a_killed_restore_is_refused_until_resumed_or_discarded(
     assert discarded["discarded"] == 3 and await empty(db, bob)
     assert not (await ok(await bob.http.get("/v1/restore")))["restoring"]
     await cut_short()
+    assert (await bob.http.post("/v1/catch-up", json={})).status_code == 200  # a read: it records no access
     report = await restored(api, bob, path, resume=True)
     assert report["resumedAt"] == 3
     same_but_the_restore_entry(await subgraph(db, alice.user_id), await subgraph(db, bob.user_id))
