@@ -70,6 +70,8 @@ TENANT_LEFT_OUT = frozenset(
 #: Properties a restore sets itself rather than take from the file: the owner, and the
 #: owner's one-token digest the fulltext indexes narrow by (graph/core/tenancy.py).
 OWNED = frozenset({"userId", "tenantKey"})
+#: Properties that name the user (as the target of a change of their profile).
+NAMING_THE_OWNER = frozenset({"targetId"})
 #: Properties holding a vector, written back with ``db.create.setNodeVectorProperty``.
 VECTORS = frozenset({"embedding", "vector"})
 #: Neo4j's temporal types (as ``valueType`` names them), by the key a value is written under.
@@ -136,18 +138,14 @@ def decode(
 
 
 def rewrite_owner(properties: dict[str, Any], old: str, new: str) -> int:
-    """Replace, in place, every string value (or list item) equal to ``old`` with ``new`` (a
-    profile's journal entries and proposals name their user as their target); how many."""
-    if old == new:
-        return 0
+    """Replace, in place, the values of :data:`NAMING_THE_OWNER` equal to ``old`` with ``new``
+    (a profile's journal entries, corrections and proposals name their user as their
+    target); how many (0 or 1)."""
     changed = 0
-    for key, value in properties.items():
-        if value == old:
+    for key in NAMING_THE_OWNER & properties.keys():
+        if old != new and properties[key] == old:
             properties[key] = new
             changed += 1
-        elif isinstance(value, list) and old in value:
-            properties[key] = [new if v == old else v for v in value]
-            changed += sum(1 for v in value if v == old)
     return changed
 
 

@@ -9,8 +9,9 @@ batches, each a transaction through the user's write gate, and journaled as one 
   place in the file). A batch is written with the count of records written so far in one
   transaction, so a batch sent again is not written twice, and one out of order is refused.
   Labels and types are checked against the format's allow-lists; every node is made for
-  the restoring user, whatever the file says (``userId``, ``tenantKey``); a string equal to
-  the exported user's id (a profile's journal entries name it) becomes the restoring one's.
+  the restoring user, whatever the file says (``userId``, ``tenantKey``); a ``targetId``
+  equal to the exported user's id (a profile's journal entries name it) becomes the
+  restoring one's.
 * **Finish** checks that every record was written and that the user now holds exactly the
   header's count of each kind and type, takes the restore's marks off the nodes (batches
   again), then, in its last transaction, gives the user the exported Tenant's counters and

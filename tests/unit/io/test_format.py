@@ -93,6 +93,7 @@ def test_values_survive_json_exactly() -> None:
 
 
 def test_the_exported_users_id_becomes_the_restoring_ones() -> None:
-    props = {"targetId": "alice", "ids": ["alice", "x"], "text": "alice's note", "n": 3}
-    assert rewrite_owner(props, "alice", "bob") == 2
-    assert props == {"targetId": "bob", "ids": ["bob", "x"], "text": "alice's note", "n": 3}
+    props = {"targetId": "alice", "title": "alice", "text": "alice's note", "n": 3}
+    assert rewrite_owner(props, "alice", "bob") == 1
+    assert props == {"targetId": "bob", "title": "alice", "text": "alice's note", "n": 3}
+    assert rewrite_owner({"targetId": "note-1"}, "alice", "bob") == 0
