@@ -14,5 +14,6 @@ WHERE i.userId = $userId AND i.key IS NOT NULL
     OR i.pageSlug IN $pageSlugs
     OR EXISTS { MATCH (k:Knowledge)-[:DERIVED_FROM]->(i) WHERE k.userId = $userId AND k.id IN $noteIds }
   )
-RETURN i.id AS id, i.type AS title
+WITH i.id AS id, i.type AS title
 ORDER BY id
+RETURN collect({id: id, title: title}) AS rows

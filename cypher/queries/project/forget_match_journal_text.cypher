@@ -4,4 +4,4 @@
 MATCH (m:Mutation)
 WHERE m.userId = $userId AND m.seq IS NOT NULL AND m.scrubbed IS NULL
   AND (toLower(coalesce(m.before, '')) CONTAINS $jsonQuery OR toLower(coalesce(m.after, '')) CONTAINS $jsonQuery)
-RETURN 'journalEntry' AS kind, m.id AS id, m.targetId AS targetId
+RETURN collect({kind: 'journalEntry', id: m.id, targetId: m.targetId}) AS rows

@@ -13,5 +13,7 @@ WHERE ($tags IS NULL OR any(t IN coalesce(n.tags, []) WHERE t IN $tags))
          MATCH (n)-[:MERGED_FROM]->(m:MergedNote)
          WHERE toLower(coalesce(m.title, '')) CONTAINS $query OR toLower(coalesce(m.content, '')) CONTAINS $query
        })
-RETURN n.id AS id, n.title AS title, COUNT { (n)-[:MERGED_FROM]->(:MergedNote) } AS merges
+WITH n.id AS id, n.title AS title, COUNT { (n)-[:MERGED_FROM]->(:MergedNote) } AS merges
 ORDER BY id
+// One row of lists: a driver decodes it several times faster than a row per note.
+RETURN collect({id: id, title: title, merges: merges}) AS rows
