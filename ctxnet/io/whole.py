@@ -29,7 +29,9 @@ from pydantic import ValidationError
 
 from api.dto.io import RestoreRecordIn
 from ctxnet.client import AsyncClient, Conflict
+from graph.core.errors import InvalidInput
 from graph.io.format import FORMAT
+from graph.io.restore import checked_batch
 
 #: Tries of an export the user's own writes interrupt (409 on the cursor).
 TRIES = 3
@@ -175,6 +177,10 @@ def _check_record(
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
         raise ExportFileError(f"line {number}: {where or 'the record'}: {error['msg']}") from None
+    try:  # the server's own checks: labels and types of the format, values a property holds
+        checked_batch([record], "", "")
+    except InvalidInput as exc:
+        raise ExportFileError(f"line {number}: {exc.message}") from None
     if checked.record == "node":
         if types:
             raise ExportFileError(f"line {number}: a node after the relationships (nodes come first)")

@@ -117,7 +117,7 @@ class UserRestore:
         """Write ``records`` (the file's from ``offset`` on); ``{recordsDone, rewritten}``."""
         person_only(principal, "restoring")
         state = await self._under_way(principal, restore_id)
-        nodes, relationships, rewritten = _checked(records, str(state["from"] or ""), principal.user_id)
+        nodes, relationships, rewritten = checked_batch(records, str(state["from"] or ""), principal.user_id)
 
         async def work(gated: Gated) -> int:
             [now] = await gated.run("queries/io/restore_state")
@@ -243,10 +243,11 @@ class UserRestore:
         return state
 
 
-def _checked(
+def checked_batch(
     records: list[dict[str, Any]], source: str, target: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
-    """A batch's records as the restore statements take them; 422 naming the record at fault."""
+    """A batch's records as the restore statements take them; 422 naming the record at fault
+    (the import runs it on every record before sending any)."""
     nodes: list[dict[str, Any]] = []
     relationships: list[dict[str, Any]] = []
     rewritten = 0

@@ -53,6 +53,12 @@ def test_a_whole_file_passes(tmp_path: Path) -> None:
             [HEADER, *NODES, EDGE | {"properties": {"k": [[[[[1]]]]]}}],
             "line 4: properties: Value error, nested",
         ),
+        ([HEADER, NODES[0] | {"labels": ["ApiKey"]}, NODES[1], EDGE], "line 2: a node has exactly one kind"),
+        (
+            [HEADER, *NODES, EDGE | {"type": "OWNS"}],
+            "line 4: 'OWNS' is not a relationship type of this format",
+        ),
+        ([HEADER, NODES[0] | {"properties": {"at": {"point": "x"}}}, NODES[1], EDGE], "line 2: records.0.at"),
     ],
 )
 def test_a_wrong_file_is_refused_with_its_line(
