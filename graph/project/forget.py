@@ -16,6 +16,7 @@ short leaves a state a second run of the same match finishes: what is left still
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import uuid
@@ -165,9 +166,27 @@ class ForgetPlan:
         return steps
 
 
-async def plan(run: Run, match: ForgetMatch) -> ForgetPlan:
-    """What ``match`` reaches now, read through ``run`` (a read, or under the write gate)."""
+async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> ForgetPlan:
+    """What ``match`` reaches now, read through ``run`` (a read, or under the write gate).
+    ``together``: ``run`` opens a transaction per call (a dry run's reads), so the journal's
+    text is searched while the notes are (the two reads of every note and entry a query
+    takes), not after."""
     p = match.params()
+    text: asyncio.Future[list[dict[str, Any]]] | None = None
+    if together and p["jsonQuery"] is not None:
+        text = asyncio.ensure_future(
+            _listed(run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"])
+        )
+    try:
+        return await _plan(run, match, p, text)
+    finally:
+        if text is not None and not text.done():
+            text.cancel()
+
+
+async def _plan(
+    run: Run, match: ForgetMatch, p: dict[str, Any], text: asyncio.Future[list[dict[str, Any]]] | None
+) -> ForgetPlan:
     only_ids = match.fields() == ["ids"]
     direct = match.tags is None and match.source is None  # insights and pages have neither
     result = ForgetPlan()
@@ -196,7 +215,9 @@ async def plan(run: Run, match: ForgetMatch) -> ForgetPlan:
         query=p["query"],
         jsonQuery=p["jsonQuery"],
     )
-    if p["jsonQuery"] is not None:
+    if text is not None:
+        rows += await text
+    elif p["jsonQuery"] is not None:
         rows += await _listed(run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"])
     live = targets - set(match.ids or ())
     journal: set[str] = set()
@@ -252,7 +273,8 @@ class ForgetService:
         if not match.fields():
             raise InvalidInput("match must name at least one criterion", field="match")
         if dry_run:
-            found = await plan(functools.partial(self._db.read, userId=principal.user_id), match)
+            read = functools.partial(self._db.read, userId=principal.user_id)
+            found = await plan(read, match, together=True)
             return _answer(found, dry_run=True)
         run_id = uuid.uuid4().hex
 
