@@ -57,6 +57,8 @@ def import_(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="PATH") from None
     typer.echo(json.dumps(report, indent=2))
+    if report.get("failed"):  # stopped part-way: the report says what landed; --resume finishes
+        raise typer.Exit(2)
     if report["rejected"]:
         raise typer.Exit(1)
 

@@ -24,7 +24,6 @@ corrections and validation apply exactly as for agents.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import sys
@@ -40,6 +39,7 @@ from api.dto.knowledge.notes import NoteIn
 from api.dto.project import DecisionIn, DescribedIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory
+from ctxnet.io.pacing import Pacer, paced
 from ctxnet.io.progress import Progress, Report, StateFile
 from ctxnet.io.sources import Record, read
 
@@ -59,9 +59,9 @@ EXPORT_ONLY = frozenset(
 )
 #: Project context records of an export, each recorded through its own route.
 ENTRY_KINDS = {"decision": "/v1/decisions", "pattern": "/v1/patterns", "constraint": "/v1/constraints"}
-#: Notes (or edges) per request, and requests in flight at once.
+#: The most notes (or edges) per request (``--batch-size``); each batch is cut to the
+#: server's pace below that (:mod:`ctxnet.io.pacing`).
 BATCH = 500
-IN_FLIGHT = 2
 
 
 def _problem(exc: ValidationError) -> tuple[str, str]:
@@ -80,10 +80,23 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
     entries: list[Record] = []
     archived = report.archived
     seen: dict[str, str] = {}
+    edges_seen: set[tuple[str, str, str]] = set()
     for record in records:
         if record.problem is not None:
             report.rejected.append({"where": record.where, "field": "record", "reason": record.problem})
             continue
+        if record.kind in ("skip", "dropped", "status"):  # a template or index page; what was not kept
+            if record.kind == "skip":
+                report.skipped.append({"where": record.where, "reason": str(record.extra["reason"])})
+            elif record.kind == "dropped":
+                report.dropped.update(record.data)
+            else:  # the API makes a note superseded only by a supersedes edge: archived, said so
+                report.superseded.append(str(record.data["id"]))
+                report.archived.append(str(record.data["id"]))
+            continue
+        if record.kind == "decision":
+            report.statuses[str(record.extra.get("stated") or "unstated")] += 1
+            report.dated[str(record.extra.get("dated") or "none (the day of the import)")] += 1
         try:
             if record.kind in MEMORY_KINDS:
                 check_memory(record)
@@ -123,11 +136,19 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
             else:
                 edge = EdgeBatchItemIn.model_validate(record.data)
                 record.data = edge.model_dump(mode="json", by_alias=True, exclude_none=True)
-                edges.append(record)
+                stated = (
+                    str(record.data["sourceId"]),
+                    str(record.data["type"]),
+                    str(record.data["targetId"]),
+                )
+                if stated not in edges_seen:  # two records stating one relation: one edge
+                    edges_seen.add(stated)
+                    edges.append(record)
         except ValidationError as exc:
             at, reason = _problem(exc)
             report.rejected.append({"where": record.where, "field": at, "reason": reason})
     report.notes, report.edges = len(notes) + len(entries), len(edges)
+    report.rejected = list({tuple(sorted(r.items())): r for r in report.rejected}.values())
     report.memory_records = len(memory)
     return notes + entries, edges, memory, report
 
@@ -178,54 +199,78 @@ async def run_import(
     digest = hashlib.sha256(content.encode()).hexdigest()
     states = StateFile(state or source.with_name(source.name + ".ctxnet-import.json"), digest, resume)
     report.folded |= states.folded  # notes a killed run saw folded into twins
-    meter = Progress(len(notes) + len(kept_edges) + len(memory), progress)
-    slots = asyncio.Semaphore(IN_FLIGHT)
+    meter = Progress({"notes": len(notes), "edges": len(kept_edges), "memory": len(memory)}, progress)
+    try:
+        await _send_all(client, notes, kept_edges, memory, report, states, meter, batch_size, on_batch)
+    except Exception as exc:  # the report says what landed, and the state file lets --resume finish
+        report.failure = f"{type(exc).__name__}: {exc}".strip()[:500] or type(exc).__name__
+    if progress.isatty():
+        progress.write("\n")
+    return report
 
-    async def send(kind: str, index: int, batch: list[Record]) -> None:
-        name = f"{kind}:{index}"
-        if name in states.done:
-            report.skipped_batches += 1
-            meter.advance(len(batch), kind)
-            return
-        async with slots:
-            await _write(client, kind, batch, report)
+
+async def _send_all(
+    client: AsyncClient,
+    notes: list[Record],
+    kept_edges: list[Record],
+    memory: list[Record],
+    report: Report,
+    states: StateFile,
+    meter: Progress,
+    batch_size: int,
+    on_batch: Callable[[str], None] | None,
+) -> None:
+    """Notes, project entries, edges, statuses and memory, in that order (module docstring)."""
+
+    async def send(kind: str, name: str, batch: list[Record]) -> None:
+        await _write(client, kind, batch, report)
         states.finish(name, report.folded)
-        meter.advance(len(batch), kind)
+        meter.advance(len(batch), "edges" if kind == "edges" else "notes")
         if on_batch is not None:
             on_batch(name)
 
+    def skipped(kind: str) -> Callable[[list[Record]], None]:
+        def skip(batch: list[Record]) -> None:
+            report.skipped_batches += 1
+            meter.advance(len(batch), kind)
+
+        return skip
+
     plain = [n for n in notes if n.kind == "note"]
-    note_batches = [plain[i : i + batch_size] for i in range(0, len(plain), batch_size)]
-    await asyncio.gather(*(send("notes", i, b) for i, b in enumerate(note_batches)))
+    pacer = Pacer(batch_size)
+    await paced("notes", plain, pacer, states.done, lambda n, b: send("notes", n, b), skipped("notes"))
     for i, entry in enumerate(n for n in notes if n.kind in ENTRY_KINDS):
-        await send(entry.kind, i, [entry])
+        name = f"{entry.kind}:{i}"
+        if name in states.done:
+            skipped("notes")([entry])
+        else:
+            await send(entry.kind, name, [entry])
     # An edge of a note dedupe folded into a twin is the twin's (one to itself: nothing).
     folded = report.folded
     for edge in kept_edges:
         for end in ("sourceId", "targetId"):
             edge.data[end] = folded.get(edge.data[end], edge.data[end])
     kept_edges = [e for e in kept_edges if e.data["sourceId"] != e.data["targetId"]]
-    edge_batches = [kept_edges[i : i + batch_size] for i in range(0, len(kept_edges), batch_size)]
-    await asyncio.gather(*(send("edges", i, b) for i, b in enumerate(edge_batches)))
-    for note_id in report.archived:  # after the edges: a supersedes edge would flip it back
-        if f"archive:{note_id}" in states.done:
-            continue
-        target = report.folded.get(note_id, note_id)
-        answer = await client.send(
-            Call("PATCH", f"/v1/knowledge/{quote(target, safe='')}", {"status": "archived"})
-        )
-        if answer.status_code in (404, 409, 422):  # not there (a proposal), or held: said, not fatal
-            reason = f"not archived again: {answer.status_code} {error_of(answer).message}"
-            report.rejected.append({"where": f"archive {note_id}", "field": "status", "reason": reason})
-        elif answer.status_code >= 400:
-            raise error_of(answer)
-        states.finish(f"archive:{note_id}")
+    await paced("edges", kept_edges, Pacer(batch_size, first=batch_size), states.done,
+                lambda n, b: send("edges", n, b), skipped("edges"))  # fmt: skip
+    # After the edges: a supersedes edge would flip an archived status back.
+    for status, ids in (("archived", report.archived),):
+        for note_id in ids:
+            if f"{status}:{note_id}" in states.done:
+                continue
+            target = report.folded.get(note_id, note_id)
+            answer = await client.send(
+                Call("PATCH", f"/v1/knowledge/{quote(target, safe='')}", {"status": status})
+            )
+            if answer.status_code in (404, 409, 422):  # not there (a proposal), or held: said, not fatal
+                reason = f"not {status}: {answer.status_code} {error_of(answer).message}"
+                report.rejected.append({"where": f"{status} {note_id}", "field": "status", "reason": reason})
+            elif answer.status_code >= 400:
+                raise error_of(answer)
+            states.finish(f"{status}:{note_id}")
     if memory:  # after the notes: insights name the notes made from them
         await Replay(client, report, states).run(memory)
         meter.advance(len(memory), "memory")
-    if progress.isatty():
-        progress.write("\n")
-    return report
 
 
 async def _write(client: AsyncClient, kind: str, batch: list[Record], report: Report) -> None:

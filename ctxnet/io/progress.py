@@ -43,13 +43,26 @@ class Report:
     #: toolCalls).
     memory_records: int = 0
     memory: Counter[str] = field(default_factory=Counter)
+    #: Records superseded by their own word ("Superseded", no link to what supersedes them):
+    #: archived once every edge is in (the API makes a note superseded only by an edge).
+    superseded: list[str] = field(default_factory=list)
+    #: Files recognised as not records (decision record templates, index pages), and why.
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    #: Decision records by the status they state, and by where their date came from.
+    statuses: Counter[str] = field(default_factory=Counter)
+    dated: Counter[str] = field(default_factory=Counter)
+    #: Front-matter properties not kept (no room in a tag), by name.
+    dropped: Counter[str] = field(default_factory=Counter)
+    #: Why the import stopped before the end ("" when it finished): what landed is counted
+    #: above, and ``--resume`` finishes it.
+    failure: str = ""
 
     def refused(self, record: Record, error: ApiError) -> None:
-        """``record`` rejected with the API's answer (its field, status and message)."""
+        """``record`` rejected with the API's answer (its field, status and message), once."""
         field_ = (error.field or "record").split(".")[-1]
-        self.rejected.append(
-            {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
-        )
+        said = {"where": record.where, "field": field_, "reason": f"{error.status} {error.message}"}
+        if said not in self.rejected:
+            self.rejected.append(said)
 
     def view(self) -> dict[str, Any]:
         """As printed at the end."""
@@ -70,24 +83,41 @@ class Report:
             "memoryRecords": self.memory_records,
             "memory": {kind: n for kind, n in sorted(self.memory.items()) if n},
             "rejected": self.rejected,
-            "changedNothing": changed == 0 and not self.dry_run,
-        }
+            "skipped": self.skipped,
+            "supersededWithoutLink": self.superseded,
+            "decisionStatuses": dict(sorted(self.statuses.items())),
+            "decisionDates": dict(sorted(self.dated.items())),
+            "propertiesNotKept": dict(sorted(self.dropped.items())),
+            "changedNothing": changed == 0 and not self.dry_run and not self.failure,
+        } | ({"failed": self.failure, "resume": "run it again with --resume"} if self.failure else {})
 
 
 class Progress:
-    """A progress line on a terminal (rate, ETA), JSON lines elsewhere."""
+    """A progress line on a terminal (rate, ETA), JSON lines elsewhere. Each phase (notes,
+    edges, memory) has its own rate: edges go far faster than notes are embedded, so the
+    ETA of a phase is its own records at its own pace, plus the later phases at theirs once
+    they have begun (before, the notes' pace stands in for them)."""
 
-    def __init__(self, total: int, out: TextIO) -> None:
-        self.total, self.done, self.out = total, 0, out
-        self.started = time.monotonic()
+    def __init__(self, totals: dict[str, int], out: TextIO) -> None:
+        self.totals = {k: v for k, v in totals.items() if v}
+        self.total = sum(self.totals.values())
+        self.done = 0
+        self.out = out
+        self.phase: dict[str, tuple[int, float]] = {}  # phase -> (done, when it began)
         self.terminal = out.isatty()
 
     def advance(self, n: int, what: str) -> None:
-        """``n`` more records done."""
+        """``n`` more records of phase ``what`` done."""
+        now = time.monotonic()
+        done, began = self.phase.get(what, (0, now))
+        self.phase[what] = (done + n, began)
         self.done += n
-        spent = max(time.monotonic() - self.started, 1e-9)
-        rate = self.done / spent
-        eta = (self.total - self.done) / rate if rate else 0.0
+        rate = (done + n) / max(now - began, 1e-9)
+        eta = 0.0
+        for phase, total in self.totals.items():
+            seen, since = self.phase.get(phase, (0, now))
+            pace = seen / max(now - since, 1e-9) if seen else rate
+            eta += max(total - seen, 0) / pace if pace else 0.0
         if self.terminal:
             self.out.write(
                 f"\r{what}: {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f} %) "

@@ -1,0 +1,149 @@
+"""What an import reads from vaults and decision records as people keep them, without a
+database: the fixtures under tests/data/import/ are written from the shapes of public
+corpora (obsidianmd/obsidian-help, dendronhq/dendron-site, adr/madr, alphagov/gsp)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from ctxnet.io.adr import status_word
+from ctxnet.io.importer import check
+from ctxnet.io.pacing import Pacer, done_ranges
+from ctxnet.io.progress import Progress
+from ctxnet.io.records import Record
+from ctxnet.io.sources import read
+
+DATA = Path(__file__).parents[2] / "data" / "import"
+
+
+def records(folder: str) -> list[Record]:
+    return list(read(DATA / folder, 300))
+
+
+def edges(found: list[Record]) -> set[tuple[str, str, str, str | None]]:
+    return {
+        (r.data["sourceId"], r.data["type"], r.data["targetId"], r.data.get("note"))
+        for r in found
+        if r.kind == "edge"
+    }
+
+
+def test_obsidian_titles_ids_and_links_as_obsidian_reads_them() -> None:
+    found = records("obsidian")
+    notes = {r.data["id"]: r.data for r in found if r.kind == "note"}
+    # One id per path: two notes named Templates in two folders.
+    assert {"Getting-started.Templates", "Plugins.Templates"} <= notes.keys()
+    # The file's own name, not its first sub-heading; front matter's title first.
+    assert notes["Create-a-vault"]["title"] == "Create a vault"
+    assert notes["Settings-guide"]["title"] == "Settings"
+    assert "alias:Start here" in notes["Home"]["tags"]
+    # A foreign type/source is a tag; the note is kept.
+    assert notes["Plugins.Templates"]["type"] == "concept"
+    assert {"type:plugin", "source:core"} <= set(notes["Plugins.Templates"]["tags"])
+    # A note with only front matter is a note.
+    assert notes["Only-properties"]["title"] == "Reading list" and notes["Only-properties"]["content"]
+    assert edges(found) == {
+        ("Home", "relatedTo", "Create-a-vault", None),  # [[Folder/Note|alias]]
+        ("Home", "relatedTo", "Internal-links", None),  # [[Note#Heading]]
+        ("Home", "relatedTo", "Settings-guide", None),  # [x](Settings%20guide.md)
+        ("Create-a-vault", "relatedTo", "Getting-started.Templates", None),
+        ("Core-plugins", "relatedTo", "Plugins.Templates", None),  # same folder first
+        ("Plugins.Templates", "relatedTo", "Core-plugins", None),  # case-insensitive
+        ("Internal-links", "relatedTo", "Home", None),
+        ("Settings-guide", "relatedTo", "Internal-links", None),  # a link in a property
+    }  # no embed of a .png, nothing inside code
+    _, _, _, report = check(found)
+    assert not report.rejected
+
+
+def test_dendron_ids_from_front_matter_links_target_last_and_the_hierarchy() -> None:
+    found = records("dendron/vault")
+    notes = {r.data["id"]: r.data for r in found if r.kind == "note"}
+    assert notes["OL44br0YkIKmhlWk"]["title"] == "Links"
+    assert "desc:" not in notes["OL44br0YkIKmhlWk"].get("tags", [])
+    assert notes["root"]["content"]  # only front matter
+    assert edges(found) == {
+        ("OL44br0YkIKmhlWk", "relatedTo", "7i0ha2drav4aadk9", None),  # [[Topics|dendron.topic]]
+        ("OL44br0YkIKmhlWk", "relatedTo", "lQONqUOX3bFd7L4T", None),  # dendron://vault/..., ![[ref]]
+        ("7i0ha2drav4aadk9", "relatedTo", "4bb85c39e8ac48ad", "hierarchy"),
+        ("lQONqUOX3bFd7L4T", "relatedTo", "7i0ha2drav4aadk9", "hierarchy"),
+    }
+
+
+def test_madr_fields_status_template_index_and_a_long_record() -> None:
+    found = records("madr/docs/decisions")
+    decisions = {r.data["id"]: r for r in found if r.kind == "decision"}
+    assert set(decisions) == {
+        "0001-use-markdown-records",
+        "0002-use-yaml-front-matter",
+        "0003-use-a-status-field",
+        "0004-support-categories",
+    }
+    first = decisions["0001-use-markdown-records"].data
+    assert first["decision"].startswith('Chosen option: "MADR"') and first["date"] == "2017-12-01"
+    assert "## Considered Options" in first["context"]
+    assert "## Pros and Cons of the Options" in first["context"]
+    assert first["consequences"] == [
+        "Good, because decisions are versioned with the code.",
+        "Bad, because the options need some writing.",
+    ]
+    assert decisions["0004-support-categories"].data["status"] == "archived"  # on hold: not in force
+    long = decisions["0003-use-a-status-field"].data
+    assert len(long["decision"].split()) <= 300
+    continued = [r.data["content"] for r in found if r.kind == "note"]
+    kept = " ".join([long["decision"], *continued]).split()
+    assert kept.count("sentence") == 30  # every word kept, in the decision and its continuation
+    assert ("0003-use-a-status-field", "supersedes", "0002-use-yaml-front-matter", None) in edges(found)
+    skipped = [(r.where, r.extra["reason"]) for r in found if r.kind == "skip"]
+    assert [w.split(":")[0] for w, _ in skipped] == ["adr-template.md", "index.md"]
+
+
+def test_nygard_supersession_on_the_older_record_partial_relations_and_pending() -> None:
+    found = records("nygard/adr")
+    decisions = {r.data["id"]: r for r in found if r.kind == "decision"}
+    assert "ADR000-template" not in decisions and len(decisions) == 10
+    assert decisions["ADR001-containers"].data["title"] == "Containers"
+    assert decisions["ADR003-build-artefacts"].data["status"] == "archived"
+    assert "status:pending" in decisions["ADR003-build-artefacts"].data["tags"]
+    assert edges(found) == {
+        ("ADR005-ingress", "supersedes", "ADR002-ingress", None),  # stated only on the older
+        ("ADR010-container-tools", "supersedes", "ADR009-docker-images", None),  # a renamed file
+        ("ADR006-aurora-postgres", "relatedTo", "ADR004-postgres", "amends"),
+        ("ADR008-metrics", "relatedTo", "ADR001-containers", "partly supersedes"),
+    }
+    marked = [r.data for r in found if r.kind == "status"]
+    assert marked == [{"id": "ADR007-logging", "status": "superseded"}]  # a bare "Superseded"
+    _, _, _, report = check(found)
+    assert report.superseded == ["ADR007-logging"]
+    assert report.statuses == {"accepted": 6, "superseded": 3, "pending": 1}
+    assert report.dated == {"record": 1, "none (the day of the import)": 9}
+    assert [s["where"] for s in report.skipped] == ["ADR000-template.md:1", "README.md:1"]
+
+
+def test_status_words() -> None:
+    assert status_word("⚠️ Superseded by [ADR-0034](x.md)") == "superseded"
+    assert status_word("**Proposed**") == "proposed"
+    assert status_word("On hold") == "on hold"
+    assert status_word("Accepted, amended by ADR039") == "accepted"
+    assert status_word("") == ""
+
+
+def test_batches_follow_the_servers_pace() -> None:
+    pacer = Pacer(500)
+    assert pacer.size == 20
+    pacer.took(20, 4.0)  # 5 notes/s: 10 s of them
+    assert pacer.size == 40  # at most twice the last
+    pacer.took(40, 40.0)  # 1 note/s
+    assert pacer.size == 10
+    pacer.timed_out(10)
+    assert pacer.size == 5
+    assert done_ranges({"notes@0+20", "notes@20+40", "edges@0+500", "archived:x"}, "notes") == {0: 20, 20: 40}
+
+
+def test_progress_eta_per_phase() -> None:
+    out = io.StringIO()
+    meter = Progress({"notes": 10, "edges": 1000}, out)
+    meter.advance(10, "notes")
+    meter.advance(990, "edges")
+    assert meter.done == 1000 and '"step": "edges"' in out.getvalue().splitlines()[-1]
