@@ -175,7 +175,7 @@ def search_1_params(user: str) -> dict[str, Any]:
         "rrfK": RRF_K, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100, "scope": None,
         "filtered": False, "collapse": False,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
-        "tags": None, "createdAfter": None, "createdBefore": None,
+        "tags": None, "createdAfter": None, "createdBefore": None, "begunAfter": None, "begunBefore": None,
         # What is true now, as the API asks by default (valid time).
         "validAt": int(time.time() * 1000), "asOf": None,
     }  # fmt: skip
