@@ -13,7 +13,13 @@ the API comes back as a tool error carrying its status, code, message and field.
 
 A session started with ``session_start`` is this server's session from then on: every
 later call carries its id (``X-Session-ID``), so the journal attributes the agent's writes
-to it, until ``session_end``.
+to it, until ``session_end``. A client that starts a new server for each call (over stdio,
+the MCP Inspector does) carries the session itself: every tool takes ``sessionId``, and
+``session_end`` without one ends the agent's newest open session.
+
+Arguments are checked by the API's request model, not by the SDK's copy of the schema, so
+bad input comes back as the API's error reads: ``422 invalid_input: title: ... (field:
+title)``, never as a raw validation dump.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ import inspect
 import logging
 import operator
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field, ValidationError
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
 from api.dto.continuity.goals import GoalCloseIn, GoalIn
@@ -44,6 +52,8 @@ from api.dto.project import UnifiedSearchIn
 from ctxnet.client import ApiError, AsyncClient, Call, error_of
 
 KEYWORD = inspect.Parameter.KEYWORD_ONLY
+#: The session a tool call names (its ``sessionId``), over the server's own for that call.
+_CALL_SESSION: ContextVar[str | None] = ContextVar("call_session", default=None)
 
 INSTRUCTIONS = """Context Network is your memory across sessions. At the start of a session call
 session_start (it answers with a context bridge: what happened before), then orient (one call:
@@ -64,7 +74,8 @@ class ContextNetworkTools:
         self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None
     ) -> Any:
         """One API call, in this server's session; an API error becomes a tool error."""
-        headers = {"X-Session-ID": self.session_id} if self.session_id else None
+        session = _CALL_SESSION.get() or self.session_id
+        headers = {"X-Session-ID": session} if session else None
         try:
             response = await self.client.send(Call(method, path, json, params), headers=headers)
         except Exception as exc:  # noqa: BLE001 - the agent gets the reason, not a crash
@@ -76,6 +87,16 @@ class ContextNetworkTools:
                 + (f" (field: {error.field})" if error.field else "")
             )
         return response.json() if response.content else {}
+
+
+def invalid_input(exc: ValidationError) -> ToolError:
+    """Bad arguments as the API reports them: status, code, ``field: message``, the field."""
+    found = exc.errors()
+    first = found[0] if found else {"loc": (), "msg": "invalid input"}
+    field = ".".join(str(p) for p in first["loc"]) or None
+    message = f"{field}: {first['msg']}" if field else str(first["msg"])
+    more = "".join(f"; {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in found[1:])
+    return ToolError(f"422 invalid_input: {message}{more}" + (f" (field: {field})" if field else ""))
 
 
 #: A tool's work: the server's tools, the validated body (camelCase JSON), the path and
@@ -125,6 +146,9 @@ def add_tool(
 ) -> None:
     """Register a tool whose input is the required ``path`` arguments and the optional
     ``query`` ones (name, type, description), plus the fields of the API's request ``model``."""
+    in_body = model is not None and any((f.alias or n) == "sessionId" for n, f in model.model_fields.items())
+    if not in_body and not any(p[0] == "sessionId" for p in path + query):
+        query = (*query, ("sessionId", str, "Your session (default: the one session_start began here)."))
     path_names = [p[0] for p in path + query]
     keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = (
@@ -144,21 +168,45 @@ def add_tool(
     async def run(**arguments: Any) -> dict[str, Any]:
         given = {k: v for k, v in arguments.items() if v is not None}
         at = {k: given.pop(k) for k in path_names if k in given}
+        for name_, type_, _ in path + query:
+            if name_ in at and not isinstance(at[name_], type_):
+                raise invalid_input(_wrong(name_, type_, at[name_]))
+        missing = [p[0] for p in path if p[0] not in at]
+        if missing:
+            raise ToolError(f"422 invalid_input: {missing[0]}: Field required (field: {missing[0]})")
         sent: dict[str, Any] = {}
         if model is not None:
             try:
                 sent = model.model_validate(given).model_dump(mode="json", by_alias=True, exclude_none=True)
             except ValidationError as exc:
-                problems = "; ".join(
-                    f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors()
-                )
-                raise ToolError(f"422 invalid_input: {problems}") from exc
-        answer = await work(tools, sent, at)
+                raise invalid_input(exc) from exc
+        token = _CALL_SESSION.set(str(at["sessionId"]) if at.get("sessionId") else None)
+        try:
+            answer = await work(tools, sent, at)
+        finally:
+            _CALL_SESSION.reset(token)
         return answer if isinstance(answer, dict) else {"items": answer}
 
     run.__name__ = name
     run.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
     server.add_tool(run, name=name, description=description)
+    # The SDK checks arguments against the schema before the tool runs, and reports a miss as
+    # its raw validation text; the schema stays the model's, but the check is the model's own
+    # in ``run``, which answers as the API does.
+    tool = server._tool_manager.get_tool(name)
+    if tool is not None:
+        strict = tool.fn_metadata.arg_model
+        lax = {
+            field: (Any, Field(default=None, alias=info.alias)) for field, info in strict.model_fields.items()
+        }
+        unchecked = f"{strict.__name__}Unchecked"
+        tool.fn_metadata.arg_model = create_model(unchecked, __base__=ArgModelBase, **lax)  # type: ignore[call-overload]
+
+
+def _wrong(name: str, kind: type, value: Any) -> ValidationError:
+    """The error of a path or query argument of the wrong type."""
+    expected = {str: "string_type", bool: "bool_type"}.get(kind, "string_type")
+    return ValidationError.from_exception_data(name, [{"type": expected, "loc": (name,), "input": value}])
 
 
 def build_server(client: AsyncClient) -> MCPServer[Any]:
@@ -173,6 +221,11 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
 
     async def session_end(t: ContextNetworkTools, body: dict[str, Any], at: dict[str, Any]) -> Any:
         session_id = at.get("sessionId") or t.session_id
+        if not session_id:  # a server started for this one call (stdio): the agent's newest open one
+            me = await t.call("GET", "/v1/me")
+            params = {"agentId": me["agentId"], "limit": 50} if me.get("agentId") else {"limit": 50}
+            listed = await t.call("GET", "/v1/sessions", params=params)
+            session_id = next((s["id"] for s in listed["items"] if s.get("status") == "open"), None)
         if not session_id:
             raise ToolError("no session to end: start one with session_start, or give sessionId")
         answer = await t.call("POST", f"/v1/sessions/{quote(str(session_id), safe='')}/end", body)
