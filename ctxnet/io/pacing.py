@@ -95,8 +95,9 @@ async def paced(
                 continue
             if len(flying) >= IN_FLIGHT:
                 ended, flying = await asyncio.wait(flying, return_when=asyncio.FIRST_COMPLETED)
-                for task in ended:
-                    task.result()  # a failure stops the import here
+                failed = [task.exception() for task in ended if task.exception() is not None]
+                if failed:  # a failure stops the import here
+                    raise failed[0]  # type: ignore[misc]
                 continue
             later = [s for s in starts if s > at]
             end = min(at + pacer.size, len(records), later[0] if later else len(records))
@@ -104,6 +105,7 @@ async def paced(
             at = end
         if flying:
             await asyncio.gather(*flying)
-    finally:
+    finally:  # the batch still in flight: stopped, and its end (a failure too) collected
         for task in flying:
             task.cancel()
+        await asyncio.gather(*flying, return_exceptions=True)

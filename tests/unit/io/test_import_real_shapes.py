@@ -5,6 +5,9 @@ corpora (obsidianmd/obsidian-help, dendronhq/dendron-site, adr/madr, alphagov/gs
 from __future__ import annotations
 
 import io
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from ctxnet.io.adr import status_word
@@ -99,8 +102,9 @@ def test_madr_fields_status_template_index_and_a_long_record() -> None:
     assert [w.split(":")[0] for w, _ in skipped] == ["adr-template.md", "index.md"]
 
 
-def test_nygard_supersession_on_the_older_record_partial_relations_and_pending() -> None:
-    found = records("nygard/adr")
+def test_nygard_supersession_on_the_older_record_partial_relations_and_pending(tmp_path: Path) -> None:
+    # A copy outside any git work tree: no date but the one record that states it.
+    found = list(read(shutil.copytree(DATA / "nygard" / "adr", tmp_path / "adr"), 300))
     decisions = {r.data["id"]: r for r in found if r.kind == "decision"}
     assert "ADR000-template" not in decisions and len(decisions) == 10
     assert decisions["ADR001-containers"].data["title"] == "Containers"
@@ -119,6 +123,27 @@ def test_nygard_supersession_on_the_older_record_partial_relations_and_pending()
     assert report.statuses == {"accepted": 6, "superseded": 3, "pending": 1}
     assert report.dated == {"record": 1, "none (the day of the import)": 9}
     assert [s["where"] for s in report.skipped] == ["ADR000-template.md:1", "README.md:1"]
+
+
+def test_a_record_without_a_date_takes_the_day_git_first_saw_it(tmp_path: Path) -> None:
+    folder = shutil.copytree(DATA / "nygard" / "adr", tmp_path / "adr")
+    env = dict(os.environ) | {
+        "GIT_AUTHOR_DATE": "2019-03-04T10:00:00Z",
+        "GIT_COMMITTER_DATE": "2019-03-04T10:00:00Z",
+    }
+    for command in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "adr"],
+    ):
+        subprocess.run(["git", "-C", str(folder), *command], check=True, env=env)  # noqa: S603, S607
+    dated = {
+        r.data["id"]: (r.data.get("date"), r.extra["dated"])
+        for r in read(folder, 300)
+        if r.kind == "decision"
+    }
+    assert dated["ADR001-containers"] == ("2018-10-01", "record")  # the record's own date first
+    assert dated["ADR002-ingress"] == ("2019-03-04", "git")
 
 
 def test_status_words() -> None:
