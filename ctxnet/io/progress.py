@@ -93,10 +93,9 @@ class Report:
 
 
 class Progress:
-    """A progress line on a terminal (rate, ETA), JSON lines elsewhere. Each phase (notes,
-    edges, memory) has its own rate: edges go far faster than notes are embedded, so the
-    ETA of a phase is its own records at its own pace, plus the later phases at theirs once
-    they have begun (before, the notes' pace stands in for them)."""
+    """A progress line on a terminal (rate, ETA), JSON lines elsewhere, per phase (notes,
+    edges, memory): each phase's rate and ETA are its own records at its own pace, since edges
+    go far faster than notes are embedded (``done``/``total`` count the whole import)."""
 
     def __init__(self, totals: dict[str, int], out: TextIO) -> None:
         self.totals = {k: v for k, v in totals.items() if v}
@@ -110,22 +109,20 @@ class Progress:
         """``n`` more records of phase ``what`` done."""
         now = time.monotonic()
         done, began = self.phase.get(what, (0, now))
-        self.phase[what] = (done + n, began)
+        done += n
+        self.phase[what] = (done, began)
         self.done += n
-        rate = (done + n) / max(now - began, 1e-9)
-        eta = 0.0
-        for phase, total in self.totals.items():
-            seen, since = self.phase.get(phase, (0, now))
-            pace = seen / max(now - since, 1e-9) if seen else rate
-            eta += max(total - seen, 0) / pace if pace else 0.0
+        rate = done / max(now - began, 1e-9)
+        total = self.totals.get(what, done)
+        eta = max(total - done, 0) / rate if rate else 0.0
         if self.terminal:
             self.out.write(
-                f"\r{what}: {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f} %) "
-                f"{rate:.0f}/s, ETA {eta:.0f} s   "
+                f"\r{what}: {done}/{total} ({100 * done / max(total, 1):.0f} %) {rate:.0f}/s, "
+                f"ETA {eta:.0f} s (all: {self.done}/{self.total})   "
             )
         else:
-            line = {"step": what, "done": self.done, "total": self.total, "perSecond": round(rate, 1),
-                    "etaSeconds": round(eta, 1)}  # fmt: skip
+            line = {"step": what, "done": self.done, "total": self.total, "stepDone": done,
+                    "stepTotal": total, "perSecond": round(rate, 1), "etaSeconds": round(eta, 1)}  # fmt: skip
             self.out.write(json.dumps(line) + "\n")
         self.out.flush()
 

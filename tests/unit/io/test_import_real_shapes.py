@@ -5,10 +5,13 @@ corpora (obsidianmd/obsidian-help, dendronhq/dendron-site, adr/madr, alphagov/gs
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from ctxnet.io.adr import status_word
 from ctxnet.io.importer import check
@@ -166,9 +169,19 @@ def test_batches_follow_the_servers_pace() -> None:
     assert done_ranges({"notes@0+20", "notes@20+40", "edges@0+500", "archived:x"}, "notes") == {0: 20, 20: 40}
 
 
-def test_progress_eta_per_phase() -> None:
+def test_progress_eta_per_phase(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([0.0, 10.0, 10.0, 11.0])  # notes began, notes done; edges began, 500 in 1 s
+    monkeypatch.setattr("ctxnet.io.progress.time.monotonic", lambda: next(clock))
     out = io.StringIO()
-    meter = Progress({"notes": 10, "edges": 1000}, out)
-    meter.advance(10, "notes")
-    meter.advance(990, "edges")
-    assert meter.done == 1000 and '"step": "edges"' in out.getvalue().splitlines()[-1]
+    meter = Progress({"notes": 20, "edges": 1000}, out)
+    meter.advance(10, "notes")  # 10 notes at the start: no pace yet
+    meter.advance(10, "notes")  # 20 notes in 10 s
+    meter.advance(500, "edges")  # the edges' first records, at once
+    meter.advance(250, "edges")  # 750 edges in 1 s: the rest at the edges' own pace
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [(x["step"], x["stepDone"], x["stepTotal"]) for x in lines[1:]] == [
+        ("notes", 20, 20), ("edges", 500, 1000), ("edges", 750, 1000),
+    ]  # fmt: skip
+    assert lines[1]["etaSeconds"] == 0 and lines[3]["perSecond"] == 750
+    assert lines[3]["etaSeconds"] == round(250 / 750, 1)  # not at the notes' 2 a second
+    assert (lines[3]["done"], lines[3]["total"]) == (770, 1020)
