@@ -348,22 +348,34 @@ def _numbered(vault: Vault, folder: Path, number: int) -> str | None:
 
 
 def _git_dates(root: Path, files: list[Path]) -> dict[Path, str]:
-    """The day git first saw each file (its oldest commit adding it), when ``root`` is in a
-    git work tree; else nothing."""
-    try:
-        command = ["git", "-C", str(root), "log", "--diff-filter=A", "--format=%x00%as", "--name-only"]
-        log = subprocess.run(  # noqa: S603 - fixed arguments, no shell
-            [*command, "--relative", "--", "."], capture_output=True, text=True, timeout=60, check=False
+    """The day git first saw each file (the commit that added it, followed back through
+    renames), when ``root`` is in a git work tree; else nothing."""
+    git = ["git", "-C", str(root)]
+    try:  # the whole history (a rename from outside the folder is still a rename), adds and renames
+        top = subprocess.run(  # noqa: S603 - fixed arguments, no shell
+            [*git, "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10, check=False
         )
+        log = subprocess.run(  # noqa: S603
+            [*git, "log", "--format=%x00%as", "--name-status", "-M", "--diff-filter=AR"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return {}
-    if log.returncode != 0:
+    if top.returncode != 0 or log.returncode != 0:
         return {}
+    base = Path(top.stdout.strip()).resolve()
+    tracked = {f.resolve().relative_to(base).as_posix(): f for f in files if f.resolve().is_relative_to(base)}
     dates: dict[Path, str] = {}
     day = ""
     for line in log.stdout.splitlines():
         if line.startswith("\x00"):
             day = line[1:].strip()
-        elif line.strip() and day:
-            dates[(root / line.strip()).resolve()] = day  # newest first: the oldest add wins
-    return {f: dates[f.resolve()] for f in files if f.resolve() in dates}
+            continue
+        change, *names = line.split("\t")
+        if not names or not day:
+            continue
+        if change.startswith("R") and len(names) == 2 and names[1] in tracked:
+            tracked[names[0]] = tracked.pop(names[1])  # older commits know it by its old name
+        elif change.startswith("A") and names[0] in tracked:
+            dates[tracked.pop(names[0])] = day
+    return dates
