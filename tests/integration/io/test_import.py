@@ -40,7 +40,7 @@ def write_vault(folder: Path) -> None:
     (folder / "auth.md").write_text("# Auth service\n\nAuth issues tokens that expire after an hour.\n")
     (folder / "sub" / "Zebra gateway.md").write_text("The zebra gateway forwards card payments.\n")
     (folder / "handbook.md").write_text(f"---\ntitle: Handbook\n---\n{LONG}\n")
-    (folder / "bad.md").write_text("---\ntype: opinion\n---\nNot a type we know.\n")
+    (folder / "opinion.md").write_text("---\ntype: opinion\n---\nNot a type we know.\n")
     (folder / "dangling.md").write_text("---\nrelatedTo: [nowhere]\n---\nPoints at a note nobody has.\n")
 
 
@@ -70,8 +70,8 @@ async def test_a_markdown_vault_comes_in_with_its_links_and_its_rejects(
         report = await run_import(vault, cn, progress=io.StringIO())
     for checked in (dry, report):
         rejected = {(r["where"], r["field"]) for r in checked.rejected}
-        assert rejected == {("bad.md:4", "type"), ("dangling.md:4", "targetId")}, checked.rejected
-    assert report.created == 6 and report.split == ["handbook.md:4"]  # handbook: 2 parts of 240 words
+        assert rejected == {("dangling.md:4", "targetId")}, checked.rejected
+    assert report.created == 7 and report.split == ["handbook.md:4"]  # handbook: 2 parts of 240 words
     notes, edges = await graph_of(alice)
     assert notes["billing"][2:4] == ("fact", ("payments",))
     assert notes["billing"][4] == "billing.md:8"
@@ -79,6 +79,8 @@ async def test_a_markdown_vault_comes_in_with_its_links_and_its_rejects(
         notes["Zebra-gateway"][0] == "Zebra gateway" and notes["Zebra-gateway"][4] == "sub/Zebra gateway.md:1"
     )
     assert {n for n in notes if n.startswith("handbook")} == {"handbook", "handbook-2"}
+    # a type of the vault's own is kept as a tag, never a reason to lose the note
+    assert notes["opinion"][2:4] == ("concept", ("type:opinion",)), notes["opinion"]
     assert all(len(notes[n][1].split()) <= 300 for n in notes)
     assert {
         ("billing", "dependsOn", "auth"),
@@ -88,7 +90,7 @@ async def test_a_markdown_vault_comes_in_with_its_links_and_its_rejects(
     # Again: nothing changes, and the report says so.
     async with AsyncClient(api.base_url, alice.key) as cn:
         again = await run_import(vault, cn, progress=io.StringIO())
-    assert again.view()["changedNothing"] and again.created == 0 and again.existing == 6
+    assert again.view()["changedNothing"] and again.created == 0 and again.existing == 7
     assert await graph_of(alice) == (notes, edges)
 
 
@@ -282,6 +284,6 @@ async def test_two_imports_of_one_user_at_once(
             return await run_import(vault, cn, progress=io.StringIO(), state=tmp_path / state)
 
     first, second = await asyncio.gather(once("a.json"), once("b.json"))
-    assert first.created + second.created == 6  # each note made once, whoever came first
+    assert first.created + second.created == 7  # each note made once, whoever came first
     notes, edges = await graph_of(alice)
-    assert len(notes) == 6 and ("billing", "dependsOn", "auth") in edges
+    assert len(notes) == 7 and ("billing", "dependsOn", "auth") in edges
