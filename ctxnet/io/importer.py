@@ -85,11 +85,11 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
         if record.problem is not None:
             report.rejected.append({"where": record.where, "field": "record", "reason": record.problem})
             continue
-        if record.kind in ("skip", "dropped", "status"):  # a template or index page; what was not kept
+        if record.kind in ("skip", "inText", "status"):  # a template or index page; properties in text
             if record.kind == "skip":
                 report.skipped.append({"where": record.where, "reason": str(record.extra["reason"])})
-            elif record.kind == "dropped":
-                report.dropped.update(record.data)
+            elif record.kind == "inText":
+                report.in_text.update(record.data)
             else:  # the API makes a note superseded only by a supersedes edge: archived, said so
                 report.superseded.append(str(record.data["id"]))
                 report.archived.append(str(record.data["id"]))

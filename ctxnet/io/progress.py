@@ -52,7 +52,7 @@ class Report:
     statuses: Counter[str] = field(default_factory=Counter)
     dated: Counter[str] = field(default_factory=Counter)
     #: Front-matter properties not kept (no room in a tag), by name.
-    dropped: Counter[str] = field(default_factory=Counter)
+    in_text: Counter[str] = field(default_factory=Counter)
     #: Why the import stopped before the end ("" when it finished): what landed is counted
     #: above, and ``--resume`` finishes it.
     failure: str = ""
@@ -87,7 +87,7 @@ class Report:
             "supersededWithoutLink": self.superseded,
             "decisionStatuses": dict(sorted(self.statuses.items())),
             "decisionDates": dict(sorted(self.dated.items())),
-            "propertiesNotKept": dict(sorted(self.dropped.items())),
+            "propertiesInText": dict(sorted(self.in_text.items())),
             "changedNothing": changed == 0 and not self.dry_run and not self.failure,
         } | ({"failed": self.failure, "resume": "run it again with --resume"} if self.failure else {})
 

@@ -19,12 +19,14 @@ Dendron vault, or plain Markdown (decision records among them: :mod:`ctxnet.io.a
   the typed edge of ``dependsOn``, ``supersedes``, ``conflictsWith``, ``relatedTo``).
 * **Properties**: ``type``, ``source``, ``confidence`` when they hold the API's values; any
   other property (a vault's own ``type: book``, ``source: kindle``, ``publish: true``) is kept
-  as a ``name:value`` tag when it fits (64 characters, 32 tags), counted in the report when
-  it does not. A note with only front matter is a note (its content is the front matter).
+  as a ``name:value`` tag when it fits (64 characters, 32 tags); one that does not (a long
+  ``description``, a nested value) is kept as a ``name: value`` line after the note's text,
+  counted by name in the report. A note with only front matter is a note (its content is the front matter).
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import subprocess
@@ -77,8 +79,8 @@ class Vault:
     flavour: str = "markdown"
     by_path: dict[str, Note] = field(default_factory=dict)  # lower-case path without .md
     by_name: dict[str, list[Note]] = field(default_factory=dict)  # lower-case file name
-    #: Properties not kept (too long for a tag, or past 32 tags), by name.
-    dropped: Counter[str] = field(default_factory=Counter)
+    #: Properties kept in the note's text (too long for a tag, past 32 tags, or nested), by name.
+    in_text: Counter[str] = field(default_factory=Counter)
 
     def resolve(self, target: str, source: Note, *, relative: bool = False) -> Note | None:
         """The note a link names (module docstring), or None."""
@@ -162,8 +164,8 @@ def read_vault(root: Path, files: list[Path], max_words: int) -> Iterator[Record
             yield Record("skip", {}, where, extra={"reason": "a decision record template"})
             continue
         yield from _note_records(vault, note, max_words)
-    if vault.dropped:
-        yield Record("dropped", dict(vault.dropped), f"{root.name}:1")
+    if vault.in_text:
+        yield Record("inText", dict(vault.in_text), f"{root.name}:1")
 
 
 def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
@@ -176,6 +178,7 @@ def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
         "sourceRef": where,
     }
     tags: list[str] = []
+    overflow: list[str] = []
     for given in _listed(meta.get("tags", meta.get("tag"))):
         tags += [t.strip().lstrip("#") for t in str(given).split(",") if t.strip().lstrip("#")]
     tags += [f"alias:{a}" for a in _listed(meta.get("aliases", meta.get("alias")))]
@@ -198,15 +201,19 @@ def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
             for v in values
             if not isinstance(v, dict | list) and str(v).strip() and not _WIKILINK.search(str(v))
         ]
-        vault.dropped.update(str(key) for v in values if isinstance(v, dict | list))
+        overflow += [f"{key}: {json.dumps(v, default=str)}" for v in values if isinstance(v, dict | list)]
     kept: list[str] = []
     for tag in tags:
         if tag.strip() and tag not in kept and len(tag) <= 64 and len(kept) < 32:
             kept.append(tag)
-        elif tag not in kept:
-            vault.dropped[tag.partition(":")[0] if ":" in tag else "tags"] += 1
+        elif tag.strip() and tag not in kept:
+            name, _, value = tag.partition(":") if ":" in tag else ("tags", "", tag)
+            overflow.append(f"{name}: {value}")
     if kept:
         data["tags"] = kept
+    if overflow:  # what does not fit a tag is kept in the note's text, after it
+        data["content"] += "\n\n" + "\n".join(overflow)
+        vault.in_text.update(line.partition(":")[0] for line in overflow)
     yield from split(Record("note", data, where), max_words)
     seen: set[tuple[str, str]] = set()
 

@@ -59,8 +59,13 @@ def test_obsidian_titles_ids_and_links_as_obsidian_reads_them() -> None:
         ("Internal-links", "relatedTo", "Home", None),
         ("Settings-guide", "relatedTo", "Internal-links", None),  # a link in a property
     }  # no embed of a .png, nothing inside code
+    # A property too long for a tag is kept in the note's text, and the report counts it.
+    assert "permalink:home" in notes["Home"]["tags"]
+    assert notes["Home"]["content"].endswith(
+        "\n\ndescription: Obsidian is the private and flexible note-taking app that adapts to the way you think."
+    )
     _, _, _, report = check(found)
-    assert not report.rejected
+    assert not report.rejected and report.view()["propertiesInText"] == {"description": 1}
 
 
 def test_dendron_ids_from_front_matter_links_target_last_and_the_hierarchy() -> None:
