@@ -13,8 +13,9 @@ warm-up first), hybrid top-10 with one hop of expansion:
   the same three settings, and the query as it was before valid time (``search_1`` at
   :data:`COMMIT_BEFORE`, from git), so "true now" is timed against today's query of before.
 
-``python -m bench.valid_time [scale]`` (100,000 by default, about 10 minutes) saves
-``bench/results/valid_time.json``.
+``python -m bench.valid_time [scale] [commit]`` (100,000 by default, about 10 minutes) saves
+``bench/results/valid_time.json``; with a commit, the default side is also timed against
+``search_1`` as it was then (a change's cost, in the same run).
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ COMMIT_BEFORE = "d92b0a4"
 ENDED_SHARE = 0.1
 
 
-def query_before() -> str:
-    """``queries/knowledge/search_1`` as it was at :data:`COMMIT_BEFORE`."""
+def query_before(commit: str = COMMIT_BEFORE) -> str:
+    """``queries/knowledge/search_1`` as it was at ``commit`` (:data:`COMMIT_BEFORE`: before valid time)."""
     return subprocess.run(
-        ["git", "show", f"{COMMIT_BEFORE}:cypher/queries/knowledge/search_1.cypher"],
+        ["git", "show", f"{commit}:cypher/queries/knowledge/search_1.cypher"],
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
 
@@ -62,29 +63,39 @@ def end_some(driver: Any, user: str, ids: list[str], share: float) -> int:
 
 
 def measure(
-    client: httpx.Client, driver: Any, corpus: Corpus, user: str, notes: int, as_of: str, runs: int = 300
+    client: httpx.Client,
+    driver: Any,
+    corpus: Corpus,
+    user: str,
+    notes: int,
+    as_of: str,
+    runs: int = 300,
+    against: str | None = None,
 ) -> dict[str, Any]:  # noqa: E501
-    """The sides, query by query in rotating order; p50/p95 of each and the ratios."""
+    """The sides, query by query in rotating order; p50/p95 of each and the ratios. ``against``:
+    also today's default side with ``search_1`` as it was at that commit (``raw_against``)."""
     now_query = cypher_text("queries/knowledge/search_1")
     before = query_before()
+    then = query_before(against) if against else None
     fixed = search_1_params(user)
     as_of_ms = int(time.time() * 1000)
     queries, topics = corpus.notes(runs)
     warm, warm_topics = corpus.notes(50)
     rounds = [(v, corpus.text(t, 3), False) for v, t in zip(warm, warm_topics, strict=True)]
     rounds += [(v, corpus.text(t, 3), True) for v, t in zip(queries, topics, strict=True)]
-    api_bodies = {
+    api_bodies: dict[str, dict[str, Any]] = {
         "api_true_now": {},
         "api_as_of": {"asOf": as_of},
         "api_include_ended": {"includeEnded": True},
     }
-    raw_params = {
+    raw_params: dict[str, dict[str, Any]] = {
         "raw_true_now": {"validAt": int(time.time() * 1000), "asOf": None, "filtered": False},
         "raw_as_of": {"validAt": as_of_ms, "asOf": as_of_ms, "filtered": True,
                       "statuses": ["active", "superseded"]},
         "raw_include_ended": {"validAt": None, "asOf": None, "filtered": False},
     }  # fmt: skip
-    timings: dict[str, list[float]] = {k: [] for k in [*api_bodies, *raw_params, "raw_before"]}
+    sides = [*api_bodies, *raw_params, "raw_before", *(["raw_against"] if then else [])]
+    timings: dict[str, list[float]] = {k: [] for k in sides}
     for n, (array, text, counted) in enumerate(rounds):
         vector = array.tolist()
         for side in rotated(list(timings), n):
@@ -94,8 +105,9 @@ def measure(
                 response.raise_for_status()
                 spent = server_seconds(response)
             else:
-                query = before if side == "raw_before" else now_query
-                params = fixed | raw_params.get(side, {}) | keyword_params(text, user, notes)
+                query = {"raw_before": before, "raw_against": then}.get(side) or now_query
+                same = raw_params["raw_true_now"] if side == "raw_against" else raw_params.get(side, {})
+                params = fixed | same | keyword_params(text, user, notes)
                 t0 = time.perf_counter()
                 driver.execute_query(query, vector=vector, **params)
                 spent = time.perf_counter() - t0
@@ -111,11 +123,12 @@ def measure(
         "raw_as_of_over_true_now": ratio("raw_as_of", "raw_true_now"),
         "api_true_now_over_include_ended": ratio("api_true_now", "api_include_ended"),
         "api_as_of_over_true_now": ratio("api_as_of", "api_true_now"),
+        **({"raw_true_now_over_against": ratio("raw_true_now", "raw_against")} if then else {}),
     }
     return figures
 
 
-def main(scale: int = 100_000) -> dict[str, Any]:
+def main(scale: int = 100_000, against: str | None = None) -> dict[str, Any]:
     with private_neo4j("ctxnet-bench-valid-time-") as (settings, env, local):
         local.start()
         api = ApiProcess(settings.data_dir / "api.log", env).start()
@@ -144,7 +157,7 @@ def main(scale: int = 100_000) -> dict[str, Any]:
                     "ended": ended,
                     "load_notes_per_s": round(rate, 1),
                     "settle_s": settle(local),
-                    "search": measure(client, driver, corpus, user, scale, as_of),
+                    "search": measure(client, driver, corpus, user, scale, as_of, against=against),
                 }
         finally:
             api.stop()
@@ -154,4 +167,4 @@ def main(scale: int = 100_000) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000, sys.argv[2] if len(sys.argv) > 2 else None)
