@@ -94,7 +94,7 @@ CALL () {
   WITH matches, log(1.0 + ($notes - size(matches) + 0.5) / (size(matches) + 0.5)) AS idf
   UNWIND matches AS n
   WITH n, sum(idf) AS weight
-  ORDER BY weight DESC, n.id
+  ORDER BY weight DESC
   WITH collect({n: n, weight: weight}) AS ranked
   WITH ranked, size([r IN ranked WHERE r.weight >= coalesce(ranked[$textCandidates - 1].weight, 0.0)]) AS head
   CALL (ranked, head) {
@@ -143,11 +143,17 @@ CALL () {
             WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
     RETURN collect({n: n, weight: weight}) AS more
   }
-  // kept + more is in weight order already, so no sort here; and the aggregation leaves
-  // the long lists behind: every row a sort holds is counted with all it carries, and a
-  // long question's lists of matches filled the transaction memory.
-  WITH head(collect([k IN (kept + more)[0..$textCandidates] | {id: k.n.id, weight: k.weight,
-    length: size(split(coalesce(k.n.title, '') + ' ' + k.n.content, ' '))}])) AS top
+  // kept + more is in weight order: the candidates are the first $textCandidates and any
+  // tied with the last, then ordered by weight and id. Taken out by an aggregation and
+  // grouped before they are sorted, so no row sorted carries the lists of matches: every
+  // row a sort holds is counted with all it carries, and a long question's lists filled
+  // the transaction memory.
+  WITH kept + more AS found
+  WITH head(collect([k IN found WHERE k.weight >= coalesce(found[$textCandidates - 1].weight, 0.0)])) AS tied
+  UNWIND tied AS k
+  WITH k.n AS n, max(k.weight) AS weight
+  ORDER BY weight DESC, n.id LIMIT $textCandidates
+  WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' '))}) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
   UNWIND top AS t
   // grouped by id (each once in top), so the rows sorted are new ones, without the list
