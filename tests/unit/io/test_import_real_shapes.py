@@ -62,7 +62,8 @@ def test_obsidian_titles_ids_and_links_as_obsidian_reads_them() -> None:
     # A property too long for a tag is kept in the note's text, and the report counts it.
     assert "permalink:home" in notes["Home"]["tags"]
     assert notes["Home"]["content"].endswith(
-        "\n\ndescription: Obsidian is the private and flexible note-taking app that adapts to the way you think."
+        "\n\ndescription: Obsidian is the private and flexible note-taking app"
+        " that adapts to the way you think."
     )
     _, _, _, report = check(found)
     assert not report.rejected and report.view()["propertiesInText"] == {"description": 1}
