@@ -118,6 +118,28 @@ class RetrievalService:
             raise NotFound(f"no note {node_id!r}", field="id")
         return {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
 
+    async def _vector(self, query: SearchQuery) -> list[float] | None:
+        """The question's vector: the one sent, else its embedding; none for a keyword search."""
+        check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
+        if query.mode == SearchMode.FULLTEXT:
+            return None
+        if query.embedding is not None:
+            return query.embedding
+        [vector] = await self._embedder.embed([query.query])
+        return vector
+
+    def _narrowed(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
+        """What narrows every query a search runs: its filters, statuses and valid time, the
+        edges expansion follows and which way, the key's scope, and the vector plan."""
+        return {
+            "filters": {"statuses": _statuses(query), **_filter_params(query.filters), **valid_params(query)},
+            "rel_types": [t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
+            "direction": query.direction.value,
+            "sizes": self._sizes,
+            "config": self._plan,
+            "scope": Scope.of(principal.scope),
+        }
+
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
         """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
         one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
@@ -130,12 +152,7 @@ class RetrievalService:
         if query.as_known_at is not None:
             return await self._search_held(principal, query, query.as_known_at)
         user = principal.user_id
-        check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
-        vector = query.embedding
-        if query.mode != SearchMode.FULLTEXT and vector is None:
-            [vector] = await self._embedder.embed([query.query])
-        if query.mode == SearchMode.FULLTEXT:
-            vector = None
+        vector = await self._vector(query)
         depth = query.max_depth if query.expand_connections else 0
         if depth not in SEARCH_QUERIES:
             raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="maxDepth")
@@ -149,17 +166,8 @@ class RetrievalService:
                 text=query.query if query.mode != SearchMode.VECTOR else None,
                 top_k=query.top_k,
                 pool=_pool(query),
-                filters={
-                    "statuses": _statuses(query),
-                    **_filter_params(query.filters),
-                    **valid_params(query),
-                },
                 depth=depth,
-                rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
-                direction=query.direction.value,
-                sizes=self._sizes,
-                config=self._plan,
-                scope=Scope.of(principal.scope),
+                **self._narrowed(principal, query),
                 collapse=query.collapse_by is not None,
                 term_limit=self._term_limit,
             )
@@ -195,10 +203,7 @@ class RetrievalService:
     ) -> dict[str, Any]:
         """A search ranked with the question's dates (``graph.knowledge.dated_search``), its
         hits expanded as a plain search's are."""
-        check_vectors([query.embedding], self._embedder.dimension, lambda _: "embedding")
-        vector = query.embedding
-        if query.mode != SearchMode.FULLTEXT and vector is None:
-            [vector] = await self._embedder.embed([query.query])
+        vector = await self._vector(query)
 
         async def plain(asked: SearchQuery) -> dict[str, Any]:
             return await self.search(principal, asked)
@@ -215,17 +220,8 @@ class RetrievalService:
                 seed_ids=ids,
                 top_k=len(ids),
                 pool=len(ids),
-                filters={
-                    "statuses": _statuses(query),
-                    **_filter_params(query.filters),
-                    **valid_params(query),
-                },
                 depth=depth,
-                rel_types=[t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
-                direction=query.direction.value,
-                sizes=self._sizes,
-                config=self._plan,
-                scope=Scope.of(principal.scope),
+                **self._narrowed(principal, query),
             )
             return self._subgraph(found.row)
 
