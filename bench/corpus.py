@@ -10,14 +10,18 @@ imports, integrity, journal).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import numpy as np
+from neo4j import Driver, GraphDatabase
 
-from bench.common import cpu_seconds
+from bench.common import cpu_seconds, private_neo4j
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
 from graph.core.principals import ApiKeys, Role
@@ -79,6 +83,34 @@ async def user_key(settings: Settings, user: str) -> str:
         return secret
     finally:
         await db.close()
+
+
+@contextmanager
+def private_api(prefix: str, user: str, timeout: float) -> Iterator[tuple[LocalNeo4j, httpx.Client, Driver]]:
+    """A private Neo4j with the API in its own process: the runtime, an HTTP client with a
+    person's key for ``user``, and a driver straight to the database; all stopped afterwards."""
+    from tests.support.servers import ApiProcess
+
+    with private_neo4j(prefix) as (settings, env, local):
+        local.start()
+        api = ApiProcess(settings.data_dir / "api.log", env).start()
+        try:
+            api.wait_ready()
+            key = asyncio.run(user_key(settings, user))
+            auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
+            with (
+                httpx.Client(
+                    base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout
+                ) as client,
+                GraphDatabase.driver(
+                    settings.resolved_neo4j_uri,
+                    auth=auth,
+                    notifications_disabled_classifications=["UNRECOGNIZED"],
+                ) as driver,
+            ):
+                yield local, client, driver
+        finally:
+            api.stop()
 
 
 async def forget(settings: Settings, user: str) -> None:

@@ -18,18 +18,15 @@ two sets of ``share`` of them tagged through the driver (``forget-a``, ``forget-
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import time
 from typing import Any
 
 import httpx
-from neo4j import GraphDatabase
 
-from bench.common import private_neo4j, save, summary_ms
-from bench.corpus import Corpus, api_load, server_seconds, settle, user_key
-from tests.support.servers import ApiProcess
+from bench.common import save, summary_ms
+from bench.corpus import Corpus, api_load, private_api, server_seconds, settle
 
 SHARE = 0.1
 RAW_DELETE = """
@@ -62,62 +59,44 @@ def dry_runs(client: httpx.Client, matches: dict[str, dict[str, Any]], runs: int
 
 
 def main(scale: int = 100_000, runs: int = 10) -> dict[str, Any]:
-    with private_neo4j("ctxnet-bench-forget-") as (settings, env, local):
-        local.start()
-        api = ApiProcess(settings.data_dir / "api.log", env).start()
-        try:
-            api.wait_ready()
-            corpus = Corpus(seed=scale)
-            user = f"bench-{scale}-forget"
-            key = asyncio.run(user_key(settings, user))
-            auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
-            with (
-                httpx.Client(
-                    base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=600
-                ) as client,
-                GraphDatabase.driver(
-                    settings.resolved_neo4j_uri,
-                    auth=auth,
-                    notifications_disabled_classifications=["UNRECOGNIZED"],
-                ) as driver,
-            ):
-                _, ids, rate = api_load(client, corpus, "n", scale)
-                share = int(scale * SHARE)
-                tag(driver, user, ids[:share], "forget-a")
-                tag(driver, user, ids[share : 2 * share], "forget-b")
-                settled = settle(local)
-                word = corpus.vocab[3][7]
-                matches = {
-                    "tag": {"tags": ["forget-a"]},
-                    "query": {"query": word},
-                    "ids": {"ids": ids[-100:]},
-                    "before_all": {"before": "2999-01-01T00:00:00Z"},
-                }
-                figures: dict[str, Any] = {
-                    "notes": scale,
-                    "load_notes_per_s": round(rate, 1),
-                    "settle_s": settled,
-                    "dry_run": dry_runs(client, matches, runs),
-                }
-                run = {"match": {"tags": ["forget-a"]}, "dryRun": False, "confirm": True}
-                t0 = time.perf_counter()
-                response = client.post("/v1/forget", json=run)
-                spent = time.perf_counter() - t0
-                response.raise_for_status()
-                answer = response.json()
-                t0 = time.perf_counter()
-                with driver.session() as session:  # CALL IN TRANSACTIONS runs in an auto-commit one
-                    session.run(RAW_DELETE, userId=user, tag="forget-b").consume()
-                raw = time.perf_counter() - t0
-                figures["run"] = {
-                    "forgotten": answer["counts"],
-                    "batches": answer["batches"],
-                    "api_s": round(spent, 2),
-                    "raw_delete_s": round(raw, 2),
-                    "ratio": round(spent / raw, 2),
-                }
-        finally:
-            api.stop()
+    corpus = Corpus(seed=scale)
+    user = f"bench-{scale}-forget"
+    with private_api("ctxnet-bench-forget-", user, timeout=600) as (local, client, driver):
+        _, ids, rate = api_load(client, corpus, "n", scale)
+        share = int(scale * SHARE)
+        tag(driver, user, ids[:share], "forget-a")
+        tag(driver, user, ids[share : 2 * share], "forget-b")
+        settled = settle(local)
+        word = corpus.vocab[3][7]
+        matches: dict[str, dict[str, Any]] = {
+            "tag": {"tags": ["forget-a"]},
+            "query": {"query": word},
+            "ids": {"ids": ids[-100:]},
+            "before_all": {"before": "2999-01-01T00:00:00Z"},
+        }
+        figures: dict[str, Any] = {
+            "notes": scale,
+            "load_notes_per_s": round(rate, 1),
+            "settle_s": settled,
+            "dry_run": dry_runs(client, matches, runs),
+        }
+        run = {"match": {"tags": ["forget-a"]}, "dryRun": False, "confirm": True}
+        t0 = time.perf_counter()
+        response = client.post("/v1/forget", json=run)
+        spent = time.perf_counter() - t0
+        response.raise_for_status()
+        answer = response.json()
+        t0 = time.perf_counter()
+        with driver.session() as session:  # CALL IN TRANSACTIONS runs in an auto-commit one
+            session.run(RAW_DELETE, userId=user, tag="forget-b").consume()
+        raw = time.perf_counter() - t0
+        figures["run"] = {
+            "forgotten": answer["counts"],
+            "batches": answer["batches"],
+            "api_s": round(spent, 2),
+            "raw_delete_s": round(raw, 2),
+            "ratio": round(spent / raw, 2),
+        }
     path = save("forget", figures)
     print(json.dumps(figures, indent=2), f"\n-> {path}")
     return figures

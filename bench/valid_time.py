@@ -20,7 +20,6 @@ warm-up first), hybrid top-10 with one hop of expansion:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import subprocess
@@ -29,13 +28,11 @@ import time
 from typing import Any
 
 import httpx
-from neo4j import GraphDatabase
 
-from bench.common import private_neo4j, save, summary_ms
-from bench.corpus import Corpus, api_load, rotated, search_1_params, server_seconds, settle, user_key
+from bench.common import save, summary_ms
+from bench.corpus import Corpus, api_load, private_api, rotated, search_1_params, server_seconds, settle
 from graph.core.cypher import cypher_text
 from graph.knowledge.search import keyword_params
-from tests.support.servers import ApiProcess
 
 #: The last commit before notes and edges had valid time.
 COMMIT_BEFORE = "d92b0a4"
@@ -129,38 +126,20 @@ def measure(
 
 
 def main(scale: int = 100_000, against: str | None = None) -> dict[str, Any]:
-    with private_neo4j("ctxnet-bench-valid-time-") as (settings, env, local):
-        local.start()
-        api = ApiProcess(settings.data_dir / "api.log", env).start()
-        try:
-            api.wait_ready()
-            corpus = Corpus(seed=scale)
-            user = f"bench-{scale}-valid"
-            key = asyncio.run(user_key(settings, user))
-            auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
-            with (
-                httpx.Client(
-                    base_url=api.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120
-                ) as client,
-                GraphDatabase.driver(
-                    settings.resolved_neo4j_uri,
-                    auth=auth,
-                    notifications_disabled_classifications=["UNRECOGNIZED"],
-                ) as driver,
-            ):
-                _, ids, rate = api_load(client, corpus, "n", scale)
-                ended = end_some(driver, user, ids, ENDED_SHARE)
-                as_of = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1))
-                time.sleep(1.5)
-                figures = {
-                    "notes": scale,
-                    "ended": ended,
-                    "load_notes_per_s": round(rate, 1),
-                    "settle_s": settle(local),
-                    "search": measure(client, driver, corpus, user, scale, as_of, against=against),
-                }
-        finally:
-            api.stop()
+    corpus = Corpus(seed=scale)
+    user = f"bench-{scale}-valid"
+    with private_api("ctxnet-bench-valid-time-", user, timeout=120) as (local, client, driver):
+        _, ids, rate = api_load(client, corpus, "n", scale)
+        ended = end_some(driver, user, ids, ENDED_SHARE)
+        as_of = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1))
+        time.sleep(1.5)
+        figures = {
+            "notes": scale,
+            "ended": ended,
+            "load_notes_per_s": round(rate, 1),
+            "settle_s": settle(local),
+            "search": measure(client, driver, corpus, user, scale, as_of, against=against),
+        }
     path = save("valid_time", figures)
     print(json.dumps(figures, indent=2), f"\n-> {path}")
     return figures
