@@ -17,21 +17,19 @@ in the top 5 and above every older one) and each setting's search p50.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.common import private_neo4j, save
+from bench.common import save
+from bench.corpus import private_api
 from bench.date_ranking import day_end
 from bench.longmemeval import Question, load_oracle
 from bench.oracle_figures import knowledge_update_ordered
-from bench.retrieval import key, store
+from bench.retrieval import USER, store
 from bench.retrieval_metrics import K, mean, scores, session_of
-from tests.support.servers import ApiProcess
 
 #: Each setting: the search body's date fields (``asOf`` is the day asked unless ``None``).
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -103,19 +101,9 @@ def main() -> None:
         with httpx.Client(base_url=args.url, headers=headers, timeout=600) as c:
             table = measure(c, questions)
     else:
-        with private_neo4j("ctxnet-bench-dated-") as (settings, env, local):
-            local.start()
-            api = ApiProcess(Path(settings.data_dir) / "api.log", env).start()
-            try:
-                api.wait_ready()
-                secret = asyncio.run(key(settings))
-                with httpx.Client(
-                    base_url=api.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=600
-                ) as c:
-                    store(c, turns, valid_from=True)
-                    table = measure(c, questions)
-            finally:
-                api.stop()
+        with private_api("ctxnet-bench-dated-", USER, timeout=600) as (_, c, _):
+            store(c, turns, valid_from=True)
+            table = measure(c, questions)
     save("dated_search", {"questions": len(questions), "settings": table})
 
 
