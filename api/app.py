@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, Depends, FastAPI
 
 from api.deps import Services, get_principal
+from api.desk import router as desk_router
 from api.dto.errors import V1, answers
 from api.errors import install_error_handlers
 from api.limits import BodyLimits
@@ -224,6 +225,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(core.public)
     app.include_router(browser.public)
+    app.include_router(desk_router)
     app.include_router(metrics_router)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(get_principal)], responses=answers(*V1))
     v1.include_router(core.router)

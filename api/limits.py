@@ -3,7 +3,8 @@
 A pure ASGI middleware (no per-request task or copy for bodies within the limit):
 
 * a request with a body on a JSON API must say ``Content-Type: application/json`` (or a
-  ``+json`` type): anything else is a 415, whatever the body looks like;
+  ``+json`` type): anything else is a 415, whatever the body looks like (the desk's HTML
+  forms under ``/desk/`` post ``application/x-www-form-urlencoded``);
 * a body larger than the limit is a 413: refused from ``Content-Length`` before a byte is
   read, or, for a chunked body, as soon as it passes the limit. The batch routes (1,000
   notes with 384-dim vectors are ~9 MB) have a limit of their own, larger than the rest's.
@@ -25,6 +26,12 @@ _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+def _desk_form(path: str, headers: dict[str, str]) -> bool:
+    """The desk's pages post HTML forms (``api/desk``), not JSON."""
+    media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return path.startswith("/desk/") and media == "application/x-www-form-urlencoded"
 
 
 class TooLarge(HTTPException):
@@ -58,7 +65,7 @@ class BodyLimits:
         if not has_body:
             await self.app(scope, receive, send)
             return
-        if not _is_json(headers.get("content-type", "")):
+        if not _is_json(headers.get("content-type", "")) and not _desk_form(scope["path"], headers):
             await _refuse(
                 send,
                 415,

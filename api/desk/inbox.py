@@ -1,0 +1,118 @@
+"""The inbox: proposals waiting for a person (approve or reject one or many) and the
+corrections agents have not acknowledged yet."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form
+from fastapi.responses import HTMLResponse
+
+from api.desk.base import CsrfField, Desk, DeskDep, DeskRoute
+from api.routes.corrections import appliers
+from graph.core.errors import ContextNetworkError, Forbidden, NotFound
+from graph.core.values import check_id
+
+router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
+
+#: Proposals and corrections one inbox page shows.
+PAGE = 25
+
+
+def _proposed(proposal: dict[str, Any]) -> dict[str, Any]:
+    """The fields a proposal would write (a patch, or the whole record it would create)."""
+    payload = proposal.get("payload") or {}
+    for name in ("patch", "note", "entry", "fields"):
+        if isinstance(payload.get(name), dict):
+            return dict(payload[name])
+    return {k: v for k, v in payload.items() if not isinstance(v, dict | list) or k in ("tags",)}
+
+
+async def _standing(desk: Desk, proposal: dict[str, Any]) -> dict[str, Any] | None:
+    """What stands now in the proposal's target (a note), if it is one the person can read."""
+    target = proposal.get("targetId")
+    if not target or not str(proposal.get("op", "")).startswith("note."):
+        return None
+    try:
+        return await desk.services.knowledge.notes.get(desk.principal, target)
+    except NotFound:
+        return None
+
+
+async def _shown(desk: Desk, proposal: dict[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """A proposal with the diff against what stands and why it was held."""
+    after = _proposed(proposal)
+    note = await _standing(desk, proposal)
+    before = {k: note.get(k) for k in after} if note is not None else None
+    why = [reasons.get(c, f"correction {c}") for c in proposal.get("correctionIds") or []]
+    return {**proposal, "before": before, "after": after, "why": why, "note": note}
+
+
+async def _corrections(desk: Desk) -> list[dict[str, Any]]:
+    items, _ = await desk.services.knowledge.corrections.list_corrections(
+        desk.reader(), unacknowledged=True, limit=PAGE
+    )
+    return items
+
+
+async def _reasons(desk: Desk) -> dict[str, str]:
+    """Why each recent correction was made, by id (what a held proposal points at)."""
+    items, _ = await desk.services.knowledge.corrections.list_corrections(desk.principal, limit=200)
+    return {c["id"]: c.get("reason") or f"a person corrected {', '.join(c['fields'])}" for c in items}
+
+
+@router.get("/inbox")
+async def inbox(desk: DeskDep) -> HTMLResponse:
+    """Proposals waiting, with their diffs; corrections not acknowledged."""
+    return await _inbox(desk, [])
+
+
+async def _inbox(desk: Desk, outcomes: list[dict[str, str]]) -> HTMLResponse:
+    scoped = desk.principal.scope is not None
+    waiting, reasons, corrections = await asyncio.gather(
+        desk.proposals(limit=PAGE) if not scoped else _none(), _reasons(desk), _corrections(desk)
+    )
+    shown = await asyncio.gather(*(_shown(desk, p, reasons) for p in waiting))
+    return await desk.page(
+        "inbox.html", proposals=shown, corrections=corrections, scoped=scoped, outcomes=outcomes
+    )
+
+
+async def _none() -> list[dict[str, Any]]:
+    return []
+
+
+@router.post("/proposals/decide")
+async def decide(
+    desk: DeskDep,
+    action: Annotated[str, Form(pattern="^(approve|reject)$")],
+    ids: Annotated[list[str], Form(alias="id", max_length=PAGE)],
+    reason: Annotated[str | None, Form(max_length=500)] = None,
+    csrf: CsrfField = None,
+) -> HTMLResponse:
+    """Approve or reject the ticked proposals, each through the proposals service as the
+    API's routes do; the inbox again, saying what each came to (one refused does not stop
+    the others)."""
+    desk.check(csrf)
+    if desk.principal.scope is not None:
+        raise Forbidden("proposals are outside any scope: sign in with an unscoped key")
+    proposals = desk.services.knowledge.proposals
+    outcomes: list[dict[str, str]] = []
+    for proposal_id in dict.fromkeys(ids):
+        check_id(proposal_id)
+        try:
+            if action == "approve":
+                done = await proposals.approve(
+                    desk.principal, proposal_id, reason or None, appliers=appliers(desk.services)
+                )
+            else:
+                done = await proposals.reject(desk.principal, proposal_id, reason or None)
+            outcomes.append(
+                {"id": proposal_id, "status": done["status"], "target": done.get("targetId") or ""}
+            )
+        except NotFound:
+            raise
+        except ContextNetworkError as exc:
+            outcomes.append({"id": proposal_id, "status": "refused", "message": exc.message})
+    return await _inbox(desk, outcomes)
