@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.desk import auth, inbox
+from api.desk import auth, inbox, notes, timeline
 
 router = APIRouter()
-for part in (auth, inbox):
+for part in (auth, inbox, timeline, notes):
     router.include_router(part.router)

@@ -3,7 +3,7 @@ acknowledgement per session, and proposals (agent writes a correction held back)
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
@@ -26,6 +26,7 @@ from api.routes.knowledge import PROPOSED, proposed
 from graph.continuity.profile import PROPOSAL_OPS as PROFILE_OPS
 from graph.core import journal
 from graph.core.errors import Conflict, NotFound
+from graph.core.principals import Principal
 from graph.core.values import check_id
 from graph.knowledge.models import Proposed
 from graph.knowledge.proposals import Applier
@@ -62,26 +63,35 @@ async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -
     the way; nothing is half-undone. An agent's undo of fields a person corrected (of a note),
     or that would change a preference or background a person wrote or bring back one they
     removed (of the profile), waits as a proposal (202)."""
-    mutation = await journal.find(services.db, principal, check_id(id))
+    done = await undo_mutation(principal, services, id)
+    if isinstance(done, Proposed):
+        return proposed(done.proposal)
+    return JSONResponse(dump(UndoneOut.model_validate({"mutation": done})))
+
+
+async def undo_mutation(
+    principal: Principal, services: Services, mutation_id: str
+) -> dict[str, Any] | Proposed:
+    """Undo one mutation through the service of what it changed (the route's and the desk's
+    one path): the undo's own journal entry, or the proposal it became."""
+    mutation = await journal.find(services.db, principal, check_id(mutation_id))
     if mutation is None:
-        raise NotFound(f"no mutation {id!r}", field="id")
+        raise NotFound(f"no mutation {mutation_id!r}", field="id")
     if mutation.get("scrubbed"):
-        raise Conflict(f"what mutation {id!r} changed was forgotten: there is nothing to restore", field="id")
+        raise Conflict(
+            f"what mutation {mutation_id!r} changed was forgotten: there is nothing to restore", field="id"
+        )
     if mutation["targetType"] == "Profile":
         undo_id = await services.profile.undo(principal, mutation)
         if isinstance(undo_id, Proposed):
-            return proposed(undo_id.proposal)
+            return undo_id
         done = await journal.find(services.db, principal, undo_id) if undo_id else None
         if done is None:
-            raise Conflict(f"undoing {id!r} would change nothing", field="id")
-    elif mutation["targetType"] in ("Knowledge", "Edge"):
-        result = await services.knowledge.undo.undo(principal, mutation)
-        if isinstance(result, Proposed):
-            return proposed(result.proposal)
-        done = result
-    else:
-        raise Conflict(f"a {mutation['op']} cannot be undone (notes, edges and the profile can)", field="id")
-    return JSONResponse(dump(UndoneOut.model_validate({"mutation": done})))
+            raise Conflict(f"undoing {mutation_id!r} would change nothing", field="id")
+        return done
+    if mutation["targetType"] in ("Knowledge", "Edge"):
+        return await services.knowledge.undo.undo(principal, mutation)
+    raise Conflict(f"a {mutation['op']} cannot be undone (notes, edges and the profile can)", field="id")
 
 
 @router.get("/corrections", response_model=CorrectionPageOut, tags=["corrections"], responses=answers(422))

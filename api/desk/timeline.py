@@ -1,0 +1,97 @@
+"""What agents did: the journal as a timeline, filtered by agent, session, kind and time,
+each entry's before and after as a diff, and Undo (its 409's reason shown when refused)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse
+
+from api.desk.base import CsrfField, DeskDep, DeskRoute
+from api.routes.corrections import undo_mutation
+from graph.core import journal
+from graph.core.errors import Conflict, Forbidden, InvalidInput
+from graph.core.values import check_id
+from graph.knowledge.models import Proposed
+
+router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
+
+#: Entries one page shows, and how many journal pages a filter the service does not take
+#: (agent, kind, until) reads at most to fill one.
+PAGE = 50
+MAX_READS = 4
+#: The kinds a person filters by: the first word of a mutation's ``op``.
+KINDS = ("note", "edge", "merge", "proposal", "correction", "session", "thread", "insight", "profile")
+
+
+def _iso(value: str | None, field: str) -> str | None:
+    """A time from the filter form (``2026-12-02T10:00`` or a date), as ISO-8601 UTC."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(f"{field} must be a date or a date and time", field=field) from None
+    return moment.isoformat() if moment.tzinfo else moment.isoformat() + "+00:00"
+
+
+@router.get("/timeline")
+async def timeline(
+    desk: DeskDep,
+    session: Annotated[str | None, Query(max_length=128)] = None,
+    kind: Annotated[str | None, Query(max_length=32)] = None,
+    since: Annotated[str | None, Query(max_length=40)] = None,
+    until: Annotated[str | None, Query(max_length=40)] = None,
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+) -> HTMLResponse:
+    """The journal, newest first, as filtered; a page at a time."""
+    session = check_id(session, "session") if session else None
+    kind = kind if kind in KINDS else None
+    start, end = _iso(since, "since"), _iso(until, "until")
+    entries: list[dict[str, Any]] = []
+    next_cursor = cursor or None
+    for _ in range(MAX_READS):
+        items, next_cursor = await journal.list_mutations(
+            desk.services.db, desk.principal, since=start, session_id=session, limit=PAGE, cursor=next_cursor
+        )
+        entries += [m for m in items if _kept(m, desk.agent, kind, end)]
+        if len(entries) >= PAGE or next_cursor is None:
+            break
+    filters = {"session": session, "kind": kind, "since": since, "until": until}
+    return await desk.page(
+        "timeline.html", entries=entries, kinds=KINDS, filters=filters, next_cursor=next_cursor
+    )
+
+
+def _kept(mutation: dict[str, Any], agent: str | None, kind: str | None, until: str | None) -> bool:
+    """Whether an entry passes the filters the journal's own query does not take."""
+    if agent is not None and (mutation.get("actor") or {}).get("agentId") != agent:
+        return False
+    if kind is not None and str(mutation.get("op", "")).split(".")[0] != kind:
+        return False
+    return until is None or _before(mutation.get("at"), until)
+
+
+def _before(at: Any, until: str) -> bool:
+    try:
+        return datetime.fromisoformat(str(at).replace("Z", "+00:00")) <= datetime.fromisoformat(until)
+    except ValueError:
+        return True
+
+
+@router.post("/mutations/{mutation_id}/undo")
+async def undo(desk: DeskDep, mutation_id: str, csrf: CsrfField = None) -> HTMLResponse:
+    """Undo one entry through the API's own undo path; the answer replaces the entry's
+    Undo button: what was restored, the proposal it became, or why it was refused (409)."""
+    desk.check(csrf)
+    if desk.principal.scope is not None:
+        raise Forbidden("undo reaches memory outside any scope: sign in with an unscoped key")
+    try:
+        done = await undo_mutation(desk.principal, desk.services, check_id(mutation_id))
+    except Conflict as exc:
+        return desk.fragment("_undone.html", status=409, refused=exc.message, blocking=exc.blocking_mutation)
+    if isinstance(done, Proposed):
+        return desk.fragment("_undone.html", proposal=done.proposal)
+    return desk.fragment("_undone.html", done=done)
