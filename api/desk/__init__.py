@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.desk import auth, inbox, notes, timeline
+from api.desk import auth, context, inbox, notes, timeline
 
 router = APIRouter()
-for part in (auth, inbox, timeline, notes):
+for part in (auth, inbox, timeline, notes, context):
     router.include_router(part.router)
