@@ -45,7 +45,7 @@ from graph.continuity.wiki import WikiService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, notify_floor, relevance_floor
+from graph.core.embeddings import build_embedder, relevance_floor
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
 from graph.core.metrics import MeasuredEmbedder
@@ -53,7 +53,6 @@ from graph.core.principals import ApiKeys
 from graph.core.ratelimit import RateLimiter
 from graph.core.schema import foreign_vectors, migrate
 from graph.core.settings import Settings, get_settings
-from graph.core.vectors import VectorPlanConfig
 from graph.io.dump import UserDump
 from graph.io.restore import UserRestore
 from graph.knowledge.network import KnowledgeNetwork
@@ -160,12 +159,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             knowledge_network.notes,
             knowledge_network.edges,
             agents,
-            NotifyConfig(
-                min_similarity=notify_floor(settings),
-                max_threads=settings.decision_notify_max_threads,
-                window_days=settings.decision_notify_days,
-            ),
-            VectorPlanConfig.from_settings(settings),
+            NotifyConfig.from_settings(settings),
         ),
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),

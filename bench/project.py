@@ -42,13 +42,12 @@ from bench.continuity import _auth
 from bench.corpus import Corpus, post_batch, rotated, server_seconds, settle
 from graph.core.cypher import cypher_text
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, notify_floor
+from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.tenancy import tenant_key
-from graph.core.vectors import VectorPlanConfig, score_from_cosine
 from graph.project.agent_docs import MAX_DECISION_CHARS, MAX_DECISIONS
-from graph.project.context import INSIGHTS_PER_THREAD
+from graph.project.context import SCAN_THREADS
 from tests.support.servers import ApiProcess, running_api
 
 USER = "bench-project-user"
@@ -195,9 +194,6 @@ def measure(
     self_docs_query = cypher_text("queries/project/self_docs")
     instructions_query = cypher_text("queries/project/instructions_decisions")
     threads_query = cypher_text("queries/project/decision_threads")
-    counts_query = cypher_text("queries/project/decision_counts")
-    plan = VectorPlanConfig.from_settings(Settings())
-    min_score = score_from_cosine(notify_floor(Settings()))
     auth = (settings.neo4j_user, settings.resolved_neo4j_password() or "")
     sides = (
         "self_docs", "embed", "self_docs_raw", "instructions", "instructions_raw", "record", "threads_raw",
@@ -272,19 +268,16 @@ def measure(
                         },
                     )
                 elif side == "threads_raw":
-                    [vector] = asyncio.run(
-                        embedder.embed([f"Orders storage rule {n}\nOrders are stored in PostgreSQL."])
-                    )
-                    t0 = time.perf_counter()  # as the service runs it: the plan's counts, then the query
-                    [c] = driver.execute_query(counts_query, userId=USER).records
-                    want = 50
+                    about, why = asyncio.run(
+                        embedder.embed([
+                            f"Orders storage rule {n}\nOrders are stored in PostgreSQL.\nWe need to choose.",
+                            f"Orders storage rule {n}\nWe need to choose.",
+                        ])
+                    )  # fmt: skip
+                    t0 = time.perf_counter()  # as the service runs it: every recent thread, exactly
                     driver.execute_query(
-                        threads_query, userId=USER, vector=vector, minScore=min_score,
-                        windowSeconds=30 * 86_400, agents=[], limit=want,
-                        threadCandidates=plan.index_candidates(want, c["myThreads"], c["threads"]),
-                        insightCandidates=plan.index_candidates(
-                            want * INSIGHTS_PER_THREAD, c["myInsights"], c["insights"]
-                        ),
+                        threads_query, userId=USER, about=about, why=why, windowSeconds=30 * 86_400,
+                        scan=SCAN_THREADS, agents=[],
                     )  # fmt: skip
                     spent[side] = time.perf_counter() - t0
                 elif side == "unified":

@@ -135,10 +135,28 @@ class NotifiedThreadOut(OutModel):
     thread_id: str
     message_id: str = Field(description="The system message it got.")
     by_session: bool = Field(description="A session of an agent the decision names is about this thread.")
+    reason: Literal["session", "similar", "standsOut"] = Field(
+        description="Why it was told: `session` (a session of an agent the decision names is about "
+        "it), `similar` (its gist or an insight is at least CTXNET_DECISION_NOTIFY_MIN_SIMILARITY "
+        "similar to the decision), `standsOut` (it stands out among the user's threads for this "
+        "decision by at least CTXNET_DECISION_NOTIFY_STANDING)."
+    )
     thread_similarity: float | None = Field(
-        default=None, description="Cosine of the thread's gist: its topic and latest messages."
+        default=None,
+        description="Cosine of the thread's gist (its topic and latest messages) to what the decision "
+        "decides (title, decision, consequences, context).",
     )
     insight_similarity: float | None = Field(default=None, description="Cosine of its closest insight.")
+    standing: float | None = Field(
+        default=None,
+        description="How far the thread stands out among the user's threads for this decision: "
+        "standard deviations above them, plus the shared terms' bonus.",
+    )
+    shared_terms: list[str] | None = Field(
+        default=None,
+        description="Named technologies and tags it shares with the decision that few of the "
+        "user's threads mention.",
+    )
 
 
 class RecordedOut(OutModel):

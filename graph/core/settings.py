@@ -152,9 +152,20 @@ class Settings(BaseSettings):
         default=None,
         ge=0.0,
         le=1.0,
-        description="Cosine between a new architectural decision and a thread's gist (topic and latest "
-        "messages) or one of its insights from which the thread is told of the decision; default: the "
-        "embedder's own "
+        description="Cosine between what a new architectural decision decides (title, decision, "
+        "consequences, context) and a thread's gist (topic and latest messages) or one of its insights "
+        "from which the thread is told of the decision whatever the user's other threads; below it, a "
+        "thread is told when it stands out among them (CTXNET_DECISION_NOTIFY_STANDING); default: the "
+        "embedder's own (docs/project.md, 'Which conversations hear of a decision').",
+    )
+    decision_notify_standing: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=10.0,
+        description="How far a thread must stand out among the user's threads active within "
+        "CTXNET_DECISION_NOTIFY_DAYS to be told of a new decision: its cosine to the decision in "
+        "standard deviations above theirs, plus 0.3 for each rare named technology or tag it shares "
+        "with the decision (at most two); lower tells more conversations "
         "(docs/project.md, 'Which conversations hear of a decision').",
     )
     decision_notify_max_threads: int = Field(

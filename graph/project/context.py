@@ -17,11 +17,12 @@ and refuses a loop.
   answer lists whose instructions changed.
 * **tells the conversations it may affect**, in the same transaction: a system message
   ``[CONTEXT UPDATE] New architectural decision may affect this conversation: <title>`` in
-  each thread active within ``decision_notify_days`` whose gist (its topic and latest
-  messages, ``graph.conversations.gists``) or one of whose insights is at least
-  ``notify_floor`` similar to the decision, or that a session of an agent it names
-  is about; the closest ``decision_notify_max_threads``. The message's id is derived from
-  the decision and the thread, and a decision already recorded notifies nobody again.
+  each thread active within ``decision_notify_days`` that a session of an agent it names is
+  about, or whose gist (its topic and latest messages, ``graph.conversations.gists``) or
+  insights stand out among the user's threads for this decision, or are at least
+  ``notify_floor`` similar to it (:mod:`graph.project.notify`); at most
+  ``decision_notify_max_threads``. The message's id is derived from the decision and the
+  thread, and a decision already recorded notifies nobody again.
 
 **Who may write** (a person's word holds here too):
 
@@ -56,21 +57,23 @@ from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
 from graph.core import journal
 from graph.core.db import Database, Row, run_rows
-from graph.core.embeddings import Embedder
+from graph.core.embeddings import Embedder, notify_floor, relevance_floor
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
+from graph.core.settings import Settings
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
-from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
 from graph.knowledge import corrections
 from graph.knowledge.edges import EdgeService
 from graph.knowledge.models import CreateResult, EdgeType, KnowledgeSource, NewEdge, NewNote, Proposed
 from graph.knowledge.notes import NoteService
+from graph.project import notify as notifying
 from graph.project.models import NewEntry, ProjectKind
 
-#: Insights a thread may bring among a decision's closest (the insight half asks the index
-#: for this many per thread it may notify).
-INSIGHTS_PER_THREAD = 4
+#: Most recently active threads of a user a new decision is compared with (exactly).
+SCAN_THREADS = 2_000
+#: The closest threads whose texts are read for the named terms they share with a decision.
+TEXT_THREADS = 50
 #: The message a thread gets when a decision that may affect it is recorded.
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
 #: The proposal operations :meth:`ProjectContextService.approve` applies.
@@ -96,11 +99,26 @@ def authorship(recorded_by: dict[str, Any] | None) -> str:
 
 @dataclass(frozen=True)
 class NotifyConfig:
-    """Which conversations hear of a new decision (settings)."""
+    """Which conversations hear of a new decision (settings; :mod:`graph.project.notify`).
+    ``prior_mean``: what an unrelated thread's cosine is on average (the embedder's)."""
 
     min_similarity: float = 0.76
+    standing: float = 2.0
+    prior_mean: float = 0.54
     max_threads: int = 50
     window_days: float = 30.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> NotifyConfig:
+        """What the settings ask for; unrelated threads sit a little below the embedder's
+        relevance floor."""
+        return cls(
+            min_similarity=notify_floor(settings),
+            standing=settings.decision_notify_standing,
+            prior_mean=round(relevance_floor(settings) - notifying.PRIOR_BELOW_FLOOR, 3),
+            max_threads=settings.decision_notify_max_threads,
+            window_days=settings.decision_notify_days,
+        )
 
 
 @dataclass
@@ -126,7 +144,6 @@ class ProjectContextService:
         edges: EdgeService,
         agents: AgentRegistry,
         notify: NotifyConfig | None = None,
-        plan: VectorPlanConfig | None = None,
     ) -> None:
         self._db = db
         self._embedder = embedder
@@ -134,7 +151,6 @@ class ProjectContextService:
         self._edges = edges
         self._agents = agents
         self._notify = notify or NotifyConfig()
-        self._plan = plan or VectorPlanConfig()
 
     # --- record -------------------------------------------------------------------------------
     async def record(
@@ -165,13 +181,21 @@ class ProjectContextService:
             "proposedByRole": proposer["role"] if proposer else None,
             "proposedByAgent": proposer.get("agentId") if proposer else None,
         }  # fmt: skip
-        [vector] = await self._embedder.embed([f"{entry.title}\n{entry.body}"])  # before the gate
+        texts = [f"{entry.title}\n{entry.body}"]  # the note's own vector (search)
+        if entry.kind is ProjectKind.DECISION:  # what it decides, and why (the threads it affects)
+            consequences = "".join(f"\n{c}" for c in entry.consequences)
+            texts += [
+                f"{entry.title}\n{entry.body}{consequences}\n{entry.context}",
+                f"{entry.title}\n{entry.context}",
+            ]
+        [vector, *sides] = await self._embedder.embed(texts)  # before the gate
         threads: list[dict[str, Any]] = []
         known: list[str] = []
         if entry.kind is ProjectKind.DECISION:
             known = await self._known_agents(principal)
             if self._notify.max_threads:
-                threads = await self._affected_threads(principal, vector, agents)
+                terms = notifying.decision_terms(entry.title, entry.body, entry.consequences, entry.tags)
+                threads = await self._affected_threads(principal, sides, terms, agents)
         fields = {
             "kind": entry.kind.value,
             "context": entry.context,
@@ -293,39 +317,42 @@ class ProjectContextService:
             )
 
     async def _affected_threads(
-        self, principal: Principal, vector: list[float], agents: list[str]
+        self, principal: Principal, sides: list[list[float]], terms: set[str], agents: list[str]
     ) -> list[dict[str, Any]]:
-        """The threads a decision close to ``vector`` may affect, closest first (read before
-        the write; a thread started meanwhile is not told)."""
+        """The threads a decision may affect, sessions first, then those that stand out most
+        (read before the write; a thread started meanwhile is not told). ``sides``: the
+        vectors of what the decision decides and of why; ``terms``: its named terms."""
         user = principal.user_id
+        about, why = sides
+        rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
 
-        async def work(tx: AsyncManagedTransaction) -> list[Row]:
-            [counts] = await run_rows(tx, "queries/project/decision_counts", userId=user)
-            want = self._notify.max_threads
-            return await run_rows(
-                tx,
-                "queries/project/decision_threads",
-                userId=user,
-                vector=vector,
-                minScore=score_from_cosine(self._notify.min_similarity),
-                windowSeconds=int(self._notify.window_days * 86_400),
-                agents=agents,
-                limit=want,
-                threadCandidates=self._plan.index_candidates(want, counts["myThreads"], counts["threads"]),
-                # a thread's several insights: ask for more of them than of threads
-                insightCandidates=self._plan.index_candidates(
-                    want * INSIGHTS_PER_THREAD, counts["myInsights"], counts["insights"]
-                ),
-            )
+        async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
+            rows = await run_rows(
+                tx, "queries/project/decision_threads", userId=user, about=about, why=why,
+                windowSeconds=int(self._notify.window_days * 86_400), scan=SCAN_THREADS, agents=agents,
+            )  # fmt: skip
+            candidates = [_candidate(r) for r in rows]
+            base = notifying.standings(candidates, rule)
+            closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
+            texts = await run_rows(tx, "queries/project/decision_thread_texts", userId=user, ids=closest)
+            return rows, texts
 
-        rows = await self._db.read_tx(work)
+        rows, texts = await self._db.read_tx(work)
+        candidates = [_candidate(r) for r in rows]
+        shared = notifying.shared_terms(terms, {r["id"]: r["text"] for r in texts})
         found = []
-        for row in rows:
-            why: dict[str, Any] = {"threadId": row["id"], "bySession": bool(row["bySession"])}
-            for key in ("threadScore", "insightScore"):
-                if row[key] is not None:
-                    why[key.replace("Score", "Similarity")] = round(cosine_from_score(row[key]), 4)
-            found.append(why)
+        for told in notifying.choose(candidates, rule, shared, self._notify.max_threads):
+            why_told: dict[str, Any] = {
+                "threadId": told.thread_id, "bySession": told.by_session, "reason": told.reason,
+            }  # fmt: skip
+            for key, value in (("threadSimilarity", told.gist), ("insightSimilarity", told.insight)):
+                if value is not None:
+                    why_told[key] = round(value, 4)
+            if told.standing is not None:
+                why_told["standing"] = told.standing
+            if told.terms:
+                why_told["sharedTerms"] = told.terms
+            found.append(why_told)
         return found
 
     async def _known_agents(self, principal: Principal) -> list[str]:
@@ -412,6 +439,21 @@ class ProjectContextService:
             refreshed = self._affected_agents(named, await self._known_agents(principal))
         entry = await self.get(principal, ProjectKind.DECISION, decision_id)
         return Recorded(entry=entry, created=created, refreshed_agents=refreshed)
+
+
+def _candidate(row: Row) -> notifying.Candidate:
+    """A thread as :mod:`graph.project.notify` sees it: each comparison the better of its
+    gist's cosine and its closest insight's."""
+
+    def best(*values: float | None) -> float | None:
+        present = [v for v in values if v is not None]
+        return max(present) if present else None
+
+    about = best(row["gistAbout"], row["insightAbout"])
+    why = best(row["gistWhy"], row["insightWhy"])
+    return notifying.Candidate(
+        str(row["id"]), about, why, row["gistAbout"], row["insightAbout"], bool(row["bySession"])
+    )
 
 
 def _notice_id(entry_id: str, thread_id: str) -> str:

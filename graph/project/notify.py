@@ -1,0 +1,196 @@
+"""Which of a user's conversations hear of a new decision: the arithmetic, without the database
+(:mod:`graph.project.context` reads the inputs and writes the notices).
+
+A decision is compared with each of the user's recently active threads twice: by **what it
+decides** (title, decision, consequences and context) and by **why** (title and context; a
+thread about the problem it settles is affected too). A thread's cosine for each is the
+better of its gist's (topic and latest messages) and its closest insight's.
+
+Cosines alone do not tell related threads from unrelated ones: bge-small puts unrelated
+software threads at 0.45-0.70 and related ones at 0.55-0.90. But within one user's
+threads, the few a decision affects stand out from the rest. So a thread is told when
+
+* its cosine is at least ``min_similarity`` (clearly about the same thing, whoever else
+  the user talks to), or
+* it **stands out** among the user's threads: its cosine, in standard deviations above the
+  mean of the user's threads (the better of the two comparisons), plus :data:`TERM_BONUS`
+  for each named technology or tag it shares with the decision that few of the user's
+  closest threads mention (at most :data:`MAX_TERMS`), reaches ``standing``.
+
+The mean and spread are the user's **other** threads' (leave one out), pooled with
+:data:`PRIOR_WEIGHT` imaginary unrelated threads (cosine ``prior_mean``, spread
+:data:`PRIOR_SD`), so a user with one or two threads is judged against what unrelated
+texts score, not against nothing. Only the user's own threads enter: what other users
+store never changes who is told.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+#: Imaginary unrelated threads pooled with the user's own (their weight, and their spread).
+PRIOR_WEIGHT = 8
+PRIOR_SD = 0.05
+#: How far below the embedder's relevance floor unrelated threads sit on average.
+PRIOR_BELOW_FLOOR = 0.06
+#: Standing added per shared named term, and the most terms that count.
+TERM_BONUS = 0.3
+MAX_TERMS = 2
+#: A named term counts when at most this many of the candidate threads mention it.
+RARE_THREADS = 2
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.+#-][A-Za-z0-9]+)*")
+_SENTENCES = re.compile(r"(?<=[.!?:;])\s+|\n")
+_PARTS = re.compile(r"[.+#-]")
+
+
+def named_terms(text: str) -> set[str]:
+    """The names of things in ``text``, lower-cased: words with a digit (``Java21``, ``v2``),
+    a capital inside (``PostgreSQL``, ``MySQL``, ``JSONB``) or a capital not at the start of a
+    sentence (``Kafka``, ``Redis`` mid-sentence)."""
+    found: set[str] = set()
+    for sentence in _SENTENCES.split(text):
+        for position, match in enumerate(_TOKEN.finditer(sentence)):
+            word = match.group()
+            if (
+                any(c.isdigit() for c in word)
+                or any(c.isupper() for c in word[1:])
+                or (position > 0 and word[0].isupper())
+            ):
+                found.add(word.lower())
+    return found
+
+
+def words(text: str) -> set[str]:
+    """Every word of ``text``, lower-cased (``Cache-Control`` stays one word)."""
+    return {w.lower() for w in _TOKEN.findall(text)}
+
+
+def decision_terms(title: str, body: str, consequences: Iterable[str], tags: Iterable[str]) -> set[str]:
+    """The named terms of a decision, and its tags (``event-sourcing`` as one term)."""
+    terms = named_terms("\n".join([title, body, *consequences]))
+    return terms | {t.lower() for t in tags if _TOKEN.fullmatch(t)}
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The cosines of a user's threads for one comparison: count, sum, sum of squares."""
+
+    n: int
+    total: float
+    squares: float
+
+    @classmethod
+    def of(cls, values: Iterable[float | None]) -> Spread:
+        """The spread of the values that are there."""
+        present = [v for v in values if v is not None]
+        return cls(len(present), math.fsum(present), math.fsum(v * v for v in present))
+
+    def standing(self, value: float, prior_mean: float) -> float:
+        """How many standard deviations ``value`` stands above the other values (this one left
+        out), pooled with :data:`PRIOR_WEIGHT` unrelated ones at ``prior_mean``."""
+        n = self.n - 1 + PRIOR_WEIGHT
+        total = self.total - value + PRIOR_WEIGHT * prior_mean
+        squares = self.squares - value * value + PRIOR_WEIGHT * (PRIOR_SD**2 + prior_mean**2)
+        mean = total / n
+        variance = max(squares / n - mean * mean, PRIOR_SD**2 / 4)
+        return (value - mean) / math.sqrt(variance)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One of the user's threads as the decision sees it. ``about`` and ``why``: its cosines
+    with what the decision decides and with why (``None``: it has no gist vector yet);
+    ``gist``/``insight``: the parts of ``about``."""
+
+    thread_id: str
+    about: float | None = None
+    why: float | None = None
+    gist: float | None = None
+    insight: float | None = None
+    by_session: bool = False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a thread is told (settings)."""
+
+    min_similarity: float
+    standing: float
+    prior_mean: float
+
+
+@dataclass
+class Told:
+    """A thread to tell, and why."""
+
+    thread_id: str
+    reason: str
+    standing: float | None
+    gist: float | None
+    insight: float | None
+    by_session: bool
+    terms: list[str] = field(default_factory=list)
+
+
+def standings(candidates: Sequence[Candidate], rule: Rule) -> dict[str, float]:
+    """Each thread's standing among the user's threads (the better of the two comparisons),
+    before named terms; threads without a vector have none."""
+    about = Spread.of(c.about for c in candidates)
+    why = Spread.of(c.why for c in candidates)
+    found = {}
+    for c in candidates:
+        if c.about is None or c.why is None:
+            continue
+        found[c.thread_id] = max(
+            about.standing(c.about, rule.prior_mean), why.standing(c.why, rule.prior_mean)
+        )
+    return found
+
+
+def shared_terms(terms: set[str], texts: dict[str, str]) -> dict[str, list[str]]:
+    """For each thread (its gist text and insights), the decision's terms it mentions that
+    at most :data:`RARE_THREADS` of these threads mention."""
+    mentions = {tid: {t for t in terms if _mentions(t, words(text))} for tid, text in texts.items()}
+    count = {t: sum(t in m for m in mentions.values()) for t in terms}
+    return {tid: sorted(t for t in m if count[t] <= RARE_THREADS) for tid, m in mentions.items()}
+
+
+def _mentions(term: str, found: set[str]) -> bool:
+    return term in found or all(p in found for p in _PARTS.split(term) if p)
+
+
+def choose(
+    candidates: Sequence[Candidate],
+    rule: Rule,
+    terms: dict[str, list[str]],
+    limit: int,
+    base: dict[str, float] | None = None,
+) -> list[Told]:
+    """The threads to tell, sessions first, then by standing; at most ``limit``.
+    ``terms``: each candidate's shared rare terms (:func:`shared_terms`); ``base``: the
+    standings before terms (:func:`standings`, computed here when not given)."""
+    base = standings(candidates, rule) if base is None else base
+    told = []
+    for c in candidates:
+        shared = terms.get(c.thread_id, [])
+        score = base.get(c.thread_id)
+        if score is not None:
+            score = round(score + TERM_BONUS * min(len(shared), MAX_TERMS), 3)
+        if c.by_session:
+            reason = "session"
+        elif c.about is not None and c.about >= rule.min_similarity:
+            reason = "similar"
+        elif score is not None and score >= rule.standing:
+            reason = "standsOut"
+        else:
+            continue
+        told.append(Told(c.thread_id, reason, score, c.gist, c.insight, c.by_session, shared))
+    # sessions first, then the threads that stand out most
+    told.sort(
+        key=lambda t: (not t.by_session, -(t.standing if t.standing is not None else math.inf), t.thread_id)
+    )
+    return told[:limit]

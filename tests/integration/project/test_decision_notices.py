@@ -1,0 +1,111 @@
+"""Which conversations hear of a new decision, over HTTP against the real Neo4j: a thread on
+the migration a decision settles is told (issue 33's report), one that only shares its words
+is not, and what another user stores never changes who is told."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from graph.core.db import Database
+from graph.core.principals import Role
+from tests.integration.conftest import Caller, MakeCaller
+from tests.integration.project.test_decisions import gist_of, notices, thread
+
+NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: "
+POSTGRES = {
+    "title": "Use PostgreSQL for all services",
+    "context": "We run MySQL, MongoDB and PostgreSQL: three sets of backups and tooling.",
+    "decision": "All services store their data in PostgreSQL 16.",
+    "consequences": ["Migrate billing off MySQL."],
+    "tags": ["database"],
+}
+BILLING = (
+    "Migrating the billing service database to PostgreSQL",
+    "We need to move billing off MySQL",
+    "PostgreSQL 16 looks right for the billing schema: partitioning for invoices and JSONB for metadata.",
+)
+MEETUP = (
+    "Talk proposal for the Berlin Postgres meetup",
+    "I'd like to submit a talk to the Berlin Postgres meetup about how we test schema migrations.",
+    "The call for papers wants a 200-word abstract and a short speaker bio.",
+)
+OTHERS = (
+    ("Team offsite in Lisbon: flights and hotel", "I prefer a window seat.", "Hotel is near the river."),
+    ("On-call swap over the holidays", "Can someone take my shift on the 24th?", "I'll swap for New Year's."),
+    (
+        "Browser caching of the landing page",
+        "Static assets need a long max-age.",
+        "index.html must not be cached.",
+    ),
+    ("Interview loop for the senior backend role", "We need a system design question.", "Ask about retries."),
+)
+
+
+async def decide(caller: Caller, decision_id: str, body: dict[str, Any] = POSTGRES) -> dict[str, Any]:
+    made = await caller.http.post("/v1/decisions", json={"id": decision_id} | body)
+    assert made.status_code == 201, made.text
+    return {t["threadId"]: t for t in made.json()["notifiedThreads"]}
+
+
+async def test_a_thread_on_the_migration_hears_of_the_decision(make_caller: MakeCaller, db: Database) -> None:
+    """Issue 33, as a new user tried it: one thread, its messages, then the decision 8 s later."""
+    person = await make_caller(Role.HUMAN)
+    await thread(person, "billing", *BILLING)
+    await asyncio.sleep(8)
+    await gist_of(db, person.user_id, "billing")  # embedded in the background, 2 s after the append
+    told = await decide(person, "adr-pg")
+    assert set(told) == {"billing"}, told
+    assert told["billing"]["reason"] in ("similar", "standsOut")
+    assert "mysql" in told["billing"].get("sharedTerms", []) or told["billing"]["reason"] == "similar"
+    assert await notices(person, "billing") == [NOTICE + "Use PostgreSQL for all services"]
+
+
+async def test_a_near_miss_is_not_told(make_caller: MakeCaller, db: Database) -> None:
+    """A Postgres meetup talk shares the decision's words, not its meaning: not told, whether
+    it is the user's only thread or one among others (where the migration thread is told)."""
+    alone = await make_caller(Role.HUMAN)
+    await thread(alone, "meetup", *MEETUP)
+    await gist_of(db, alone.user_id, "meetup")
+    assert await decide(alone, "adr-pg") == {}
+    assert await notices(alone, "meetup") == []
+
+    person = await make_caller(Role.HUMAN)
+    await thread(person, "billing", *BILLING)
+    await thread(person, "meetup", *MEETUP)
+    for i, (topic, *messages) in enumerate(OTHERS):
+        await thread(person, f"other-{i}", topic, *messages)
+    for thread_id in ("billing", "meetup", *(f"other-{i}" for i in range(len(OTHERS)))):
+        await gist_of(db, person.user_id, thread_id)
+    told = await decide(person, "adr-pg")
+    assert set(told) == {"billing"}, told
+    assert told["billing"]["standing"] >= 2.0
+
+
+async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCaller, db: Database) -> None:
+    """Two users with the same threads record the same decision, one before and one after a
+    third user stores many threads like theirs: the same threads are told, at the same standing."""
+    first, second, crowd = [await make_caller(Role.HUMAN) for _ in range(3)]
+
+    async def load(caller: Caller) -> None:
+        await thread(caller, "billing", *BILLING)
+        await thread(caller, "meetup", *MEETUP)
+        for i, (topic, *messages) in enumerate(OTHERS):
+            await thread(caller, f"other-{i}", topic, *messages)
+        for thread_id in ("billing", "meetup", *(f"other-{i}" for i in range(len(OTHERS)))):
+            await gist_of(db, caller.user_id, thread_id)
+
+    await load(first)
+    await load(second)
+    before = await decide(first, "adr-pg")
+    # Many threads about moving to PostgreSQL, and near misses, in another user's memory.
+    for i in range(30):
+        topic, *messages = BILLING if i % 3 else MEETUP
+        await thread(crowd, f"crowd-{i}", f"{topic} ({i})", *messages)
+    await gist_of(db, crowd.user_id, "crowd-29")
+    after = await decide(second, "adr-pg")
+    assert set(before) == set(after) == {"billing"}
+    assert [(t["reason"], t["standing"], t["threadSimilarity"]) for t in before.values()] == [
+        (t["reason"], t["standing"], t["threadSimilarity"]) for t in after.values()
+    ]
+    assert await notices(crowd, "crowd-1") == []
