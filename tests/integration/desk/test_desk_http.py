@@ -1,0 +1,132 @@
+"""The desk over plain HTTP, as a browser without JavaScript would use it: the sign-in's own
+CSRF, a scoped person's key, a note archived, restored, deleted and brought back, and the
+headers and files every page relies on."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+
+from graph.core.principals import Role, Scope
+from tests.integration.conftest import Caller, MakeCaller
+from tests.support.servers import ApiProcess
+
+
+def token_of(html: str) -> str:
+    match = re.search(r'name="csrf" value="([0-9a-f]{64})"', html)
+    assert match is not None, html[:500]
+    return match.group(1)
+
+
+@asynccontextmanager
+async def desk_of(api: ApiProcess, caller: Caller) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
+    """A cookie-keeping client signed in as ``caller``, and its session's CSRF token."""
+    async with httpx.AsyncClient(base_url=api.base_url, timeout=30) as client:
+        form = await client.get("/desk/sign-in")
+        signed = await client.post("/desk/sign-in", data={"key": caller.key, "csrf": token_of(form.text)})
+        assert signed.status_code == 303 and signed.headers["location"] == "/desk/inbox", signed.text
+        inbox = await client.get("/desk/inbox")
+        assert inbox.status_code == 200
+        yield client, token_of(inbox.text)
+
+
+async def test_sign_in_needs_its_form_and_a_persons_key(api: ApiProcess, make_caller: MakeCaller) -> None:
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    async with httpx.AsyncClient(base_url=api.base_url, timeout=30) as client:
+        assert (await client.get("/desk/inbox")).headers["location"] == "/desk/sign-in"
+        # A post from elsewhere (no form cookie, no token) signs no one in.
+        refused = await client.post("/desk/sign-in", data={"key": person.key, "csrf": "0" * 64})
+        assert refused.status_code == 403 and "desk_session" not in client.cookies
+        form = await client.get("/desk/sign-in")
+        cookie = form.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and "path=/desk" in cookie
+        wrong = await client.post("/desk/sign-in", data={"key": "ctxn_nothing", "csrf": token_of(form.text)})
+        assert wrong.status_code == 401
+        form = await client.get("/desk/sign-in")
+        as_agent = await client.post("/desk/sign-in", data={"key": agent.key, "csrf": token_of(form.text)})
+        assert as_agent.status_code == 403 and "desk_session" not in client.cookies
+    # The session is not the key, and is not a key a person signs in with.
+    async with desk_of(api, person) as (client, _):
+        secret = client.cookies["desk_session"]
+        assert secret != person.key
+        async with httpx.AsyncClient(base_url=api.base_url, timeout=30) as other:
+            form = await other.get("/desk/sign-in")
+            again = await other.post("/desk/sign-in", data={"key": secret, "csrf": token_of(form.text)})
+            assert again.status_code == 403
+
+
+async def test_a_scoped_persons_desk_reaches_only_its_scope(api: ApiProcess, make_caller: MakeCaller) -> None:
+    person = await make_caller()
+    t = uuid.uuid4().hex[:6]
+    for note_id, tags in ((f"in-{t}", ["billing"]), (f"out-{t}", ["hr"])):
+        body = {"id": note_id, "title": note_id, "content": f"About {note_id}.", "type": "fact", "tags": tags}
+        assert (await person.http.post("/v1/knowledge", json={**body, "dedupe": False})).status_code == 201
+    scoped = await make_caller(user_id=person.user_id, scope=Scope(tags=("billing",)))
+    async with desk_of(api, scoped) as (client, csrf):
+        assert (await client.get(f"/desk/notes/in-{t}")).status_code == 200
+        assert (await client.get(f"/desk/notes/out-{t}")).status_code == 404
+        found = await client.get("/desk/search", params={"q": f"About out-{t}", "layer": "knowledge"})
+        assert f"/desk/notes/in-{t}" in found.text and f"/desk/notes/out-{t}" not in found.text
+        timeline = await client.get("/desk/timeline")
+        assert f"in-{t}" in timeline.text and f"out-{t}" not in timeline.text
+        inbox = await client.get("/desk/inbox")
+        assert "outside any scope" in inbox.text
+        refused = await client.post(f"/desk/notes/out-{t}/delete", data={"csrf": csrf})
+        assert refused.status_code == 404
+    assert (await person.http.get(f"/v1/knowledge/out-{t}")).status_code == 200
+
+
+async def test_a_note_archived_restored_deleted_and_brought_back(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    note_id = f"life-{uuid.uuid4().hex[:6]}"
+    body = {"id": note_id, "title": "Life", "content": "A note's life.", "type": "fact", "dedupe": False}
+    assert (await agent.http.post("/v1/knowledge", json=body)).status_code == 201
+    async with desk_of(api, person) as (client, csrf):
+        archived = await client.post(
+            f"/desk/notes/{note_id}/status", data={"csrf": csrf, "status": "archived"}
+        )
+        assert archived.status_code == 303
+        assert (await person.http.get(f"/v1/knowledge/{note_id}")).json()["status"] == "archived"
+        await client.post(f"/desk/notes/{note_id}/status", data={"csrf": csrf, "status": "active"})
+        assert (await person.http.get(f"/v1/knowledge/{note_id}")).json()["status"] == "active"
+        assert (await client.post(f"/desk/notes/{note_id}/delete", data={"csrf": csrf})).status_code == 303
+        assert (await person.http.get(f"/v1/knowledge/{note_id}")).status_code == 404
+        page = await client.get(f"/desk/notes/{note_id}")
+        assert page.status_code == 200 and "was deleted" in page.text
+        deleted = re.search(r'name="mutation" value="([^"]+)"', page.text)
+        assert deleted is not None
+        back = await client.post(
+            f"/desk/notes/{note_id}/restore", data={"csrf": csrf, "mutation": deleted.group(1)}
+        )
+        assert back.status_code == 303
+        assert (await person.http.get(f"/v1/knowledge/{note_id}")).json()["content"] == "A note's life."
+        # Each step went through the journal, as the person's.
+        history = (await person.http.get("/v1/mutations", params={"targetId": note_id})).json()["items"]
+        assert {m["actor"]["role"] for m in history[:4]} == {"human"}
+
+
+async def test_pages_carry_their_guards_and_serve_htmx_from_the_package(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    person = await make_caller()
+    async with desk_of(api, person) as (client, _):
+        for path in ("/desk/inbox", "/desk/timeline", "/desk/search", "/desk/project", "/desk/sessions"):
+            page = await client.get(path)
+            assert page.status_code == 200, (path, page.text[:300])
+            assert page.headers["x-frame-options"] == "DENY"
+            assert "default-src 'self'" in page.headers["content-security-policy"]
+            assert page.headers["cache-control"] == "no-store"
+            assert person.key not in page.text
+        htmx = await client.get("/desk/static/htmx.min.js")
+        assert htmx.status_code == 200 and htmx.headers["content-type"].startswith("text/javascript")
+        assert (await client.get("/desk/static/nothing.js")).status_code == 404
+    spec = (await person.http.get("/openapi.json")).json()
+    assert not [p for p in spec["paths"] if p.startswith("/desk")]

@@ -1,0 +1,1 @@
+"""Unit tests of the desk (api/desk): no database."""
