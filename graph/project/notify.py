@@ -3,8 +3,8 @@
 
 A decision is compared with each of the user's recently active threads twice: by **what it
 decides** (title, decision, consequences and context) and by **why** (title and context; a
-thread about the problem it settles is affected too). A thread's cosine for each is the
-better of its gist's (topic and latest messages) and its closest insight's.
+thread about the problem it settles is affected too): its gist's cosine (topic and latest
+messages), and for what it decides its closest recent insight's, when that is higher.
 
 Cosines alone do not tell related threads from unrelated ones: bge-small puts unrelated
 software threads at 0.45-0.70 and related ones at 0.55-0.90. But within one user's
@@ -67,6 +67,13 @@ def named_terms(text: str) -> set[str]:
 def words(text: str) -> set[str]:
     """Every word of ``text``, lower-cased (``Cache-Control`` stays one word)."""
     return {w.lower() for w in _TOKEN.findall(text)}
+
+
+def decision_texts(title: str, body: str, consequences: Sequence[str], context: str) -> list[str]:
+    """What a decision is embedded as, in one embedder call: its note (title and decision, for
+    search), what it decides (with its consequences and context), and why (title and context)."""
+    then = "".join(f"\n{c}" for c in consequences)
+    return [f"{title}\n{body}", f"{title}\n{body}{then}\n{context}", f"{title}\n{context}"]
 
 
 def decision_terms(title: str, body: str, consequences: Iterable[str], tags: Iterable[str]) -> set[str]:

@@ -2,9 +2,10 @@
 // (graph/project/notify.py decides which are told): each of the user's threads active within
 // $windowSeconds, the $scan most recently active, exactly (only the user's own threads are
 // read, so what other users store never changes the answer), with the plain cosines of its
-// gist (topic and latest messages, graph/conversations/gists.py) and of its closest insight
-// to what the decision decides ($about) and to why ($why); and the threads that a session of
-// one of the decision's own $agents is about. A thread without a gist vector has no cosines.
+// gist (topic and latest messages, graph/conversations/gists.py) to what the decision decides
+// ($about) and to why ($why), and of the closest of its $insights newest insights to what it
+// decides; and the threads that a session of one of the decision's own $agents is about. A
+// thread without a gist vector has no cosines.
 CALL () {
   MATCH (t:Thread)
   WHERE t.userId = $userId AND t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
@@ -12,20 +13,20 @@ CALL () {
   WITH t ORDER BY t.updatedAt DESC LIMIT $scan
   CALL (t) {
     MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id AND i.embedding IS NOT NULL
-    RETURN max(2 * vector.similarity.cosine(i.embedding, $about) - 1) AS insightAbout,
-           max(2 * vector.similarity.cosine(i.embedding, $why) - 1) AS insightWhy
+    WITH i ORDER BY i.extractedAt DESC LIMIT $insights
+    RETURN max(2 * vector.similarity.cosine(i.embedding, $about) - 1) AS insightAbout
   }
   RETURN t.id AS id,
          2 * vector.similarity.cosine(t.embedding, $about) - 1 AS gistAbout,
          2 * vector.similarity.cosine(t.embedding, $why) - 1 AS gistWhy,
-         insightAbout, insightWhy, false AS bySession
+         insightAbout, false AS bySession
   UNION ALL
   UNWIND $agents AS agent
   MATCH (s:Session) WHERE s.userId = $userId AND s.agentId = agent AND s.startedAt IS NOT NULL
   MATCH (s)-[:ABOUT]->(t:Thread)
   WHERE t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
   RETURN DISTINCT t.id AS id, null AS gistAbout, null AS gistWhy, null AS insightAbout,
-         null AS insightWhy, true AS bySession
+         true AS bySession
 }
 RETURN id, max(gistAbout) AS gistAbout, max(gistWhy) AS gistWhy, max(insightAbout) AS insightAbout,
-       max(insightWhy) AS insightWhy, max(bySession) AS bySession
+       max(bySession) AS bySession

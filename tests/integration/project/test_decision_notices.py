@@ -59,6 +59,11 @@ async def test_a_thread_on_the_migration_hears_of_the_decision(make_caller: Make
     assert told["billing"]["reason"] in ("similar", "standsOut")
     assert "mysql" in told["billing"].get("sharedTerms", []) or told["billing"]["reason"] == "similar"
     assert await notices(person, "billing") == [NOTICE + "Use PostgreSQL for all services"]
+    # Recorded at once after the append, before the gist holds the messages: the topic's own
+    # vector is close enough already.
+    hasty = await make_caller(Role.HUMAN)
+    await thread(hasty, "billing", *BILLING)
+    assert set(await decide(hasty, "adr-pg")) == {"billing"}
 
 
 async def test_a_near_miss_is_not_told(make_caller: MakeCaller, db: Database) -> None:
@@ -79,7 +84,7 @@ async def test_a_near_miss_is_not_told(make_caller: MakeCaller, db: Database) ->
         await gist_of(db, person.user_id, thread_id)
     told = await decide(person, "adr-pg")
     assert set(told) == {"billing"}, told
-    assert told["billing"]["standing"] >= 2.0
+    assert told["billing"]["standing"] >= 2.1
 
 
 async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCaller, db: Database) -> None:
@@ -105,7 +110,10 @@ async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCal
     await gist_of(db, crowd.user_id, "crowd-29")
     after = await decide(second, "adr-pg")
     assert set(before) == set(after) == {"billing"}
-    assert [(t["reason"], t["standing"], t["threadSimilarity"]) for t in before.values()] == [
-        (t["reason"], t["standing"], t["threadSimilarity"]) for t in after.values()
-    ]
+    # The same figures: only the last digits may differ, as bge-small's int8 vectors of the
+    # same text vary a little with the batch the background refresh embedded them in.
+    was, now = before["billing"], after["billing"]
+    assert (was["reason"], was.get("sharedTerms")) == (now["reason"], now.get("sharedTerms"))
+    assert abs(was["standing"] - now["standing"]) < 0.05, (was, now)
+    assert abs(was["threadSimilarity"] - now["threadSimilarity"]) < 0.005, (was, now)
     assert await notices(crowd, "crowd-1") == []

@@ -22,7 +22,7 @@ from graph.project.notify import (
     standings,
 )
 
-RULE = Rule(min_similarity=0.76, standing=2.0, prior_mean=0.54)
+RULE = Rule(min_similarity=0.76, standing=2.1, prior_mean=0.54)
 
 
 def test_named_terms_are_names_not_sentence_starts() -> None:
