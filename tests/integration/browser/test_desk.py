@@ -181,6 +181,7 @@ async def test_scopes_other_users_csrf_and_agent_keys(
     scribe = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
     other = await make_caller(Role.AGENT, agent_id="other", user_id=person.user_id)
     stranger = await make_caller()
+    stranger_agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=stranger.user_id)
     t = uuid.uuid4().hex[:6]
     scribe_proposal = await proposal_over(person, scribe, f"scribe-{t}", "Scribe's fact.")
     assert (await scribe.http.post("/v1/sessions", json={"topic": f"scribe topic {t}"})).status_code == 201
@@ -194,6 +195,7 @@ async def test_scopes_other_users_csrf_and_agent_keys(
     }
     assert (await stranger.http.post("/v1/knowledge", json=theirs)).status_code == 201
     [their_mutation] = (await stranger.http.get("/v1/mutations", params={"limit": 1})).json()["items"]
+    their_proposal = await proposal_over(stranger, stranger_agent, f"theirs-p-{t}", "Their fact.")
 
     context, page = await signed_in(browser, api, person.key)
     try:
@@ -218,10 +220,12 @@ async def test_scopes_other_users_csrf_and_agent_keys(
         undo = await page.request.post(f"/desk/mutations/{their_mutation['id']}/undo", form={"csrf": csrf})
         assert undo.status == 404
         decide = await page.request.post(
-            "/desk/proposals/decide", form={"csrf": csrf, "action": "approve", "id": "no-such-proposal"}
+            "/desk/proposals/decide", form={"csrf": csrf, "action": "approve", "id": their_proposal}
         )
         assert decide.status == 404
         assert (await stranger.http.get(f"/v1/knowledge/theirs-{t}")).status_code == 200
+        waiting = (await stranger.http.get(f"/v1/proposals/{their_proposal}")).json()
+        assert waiting["status"] == "pending"
 
         # A form without this session's CSRF token changes nothing.
         for form in ({}, {"csrf": "0" * 64}):
