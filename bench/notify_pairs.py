@@ -3,10 +3,10 @@ precision and recall per user, on the calibration half and the held-out half, be
 method before it (a fixed cosine, 0.76 for bge-small), in one run.
 
 The yardstick (``bench/data/notify_pairs.json``, hand-written): four users (a backend, a
-frontend, a data and a platform engineer) each hold 24 software-project threads of 2-4
+frontend, a data and a platform engineer) each hold 24-25 software-project threads of 2-4
 messages, and record 8-9 decisions (title, context, decision, consequences, tags). Each
-decision is paired with every thread of its user: 792 pairs, 67 related (the threads the
-decision affects), 20 of the unrelated ones near misses that share its words but not its
+decision is paired with every thread of its user: 808 pairs, 67 related (the threads the
+decision affects), 22 of the unrelated ones near misses that share its words but not its
 meaning (a Postgres meetup talk beside "Use PostgreSQL for all services"). Decisions
 alternate between the calibration half and the held-out half.
 
