@@ -169,7 +169,11 @@ class Settings(BaseSettings):
         "(docs/project.md, 'Which conversations hear of a decision').",
     )
     decision_notify_max_threads: int = Field(
-        default=50, ge=0, le=1000, description="Most threads one new decision notifies (the closest)."
+        default=50,
+        ge=0,
+        le=1000,
+        description="Most threads one new decision notifies (sessions first, then those that stand "
+        "out most).",
     )
     thread_gist_delay_seconds: float = Field(
         default=2.0,
