@@ -70,12 +70,9 @@ from graph.knowledge.notes import NoteService
 from graph.project import notify as notifying
 from graph.project.models import NewEntry, ProjectKind
 
-#: Most recently active threads of a user a new decision is compared with (exactly), and
-#: the newest insights of each (every cosine costs about 15 us in Cypher on 2 cores).
-SCAN_THREADS = 500
-SCAN_INSIGHTS = 5
-#: The closest threads whose texts are read for the named terms they share with a decision.
-TEXT_THREADS = 50
+#: Most recently active threads of a user a new decision reads (exactly), the newest insights
+#: of each (a cosine costs ~15 us in Cypher), and the closest whose texts are read for terms.
+SCAN_THREADS, SCAN_INSIGHTS, TEXT_THREADS = 500, 5, 50
 #: The message a thread gets when a decision that may affect it is recorded.
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
 #: The proposal operations :meth:`ProjectContextService.approve` applies.
@@ -320,39 +317,24 @@ class ProjectContextService:
         """The threads a decision may affect, sessions first, then those that stand out most
         (read before the write; a thread started meanwhile is not told). ``sides``: the
         vectors of what the decision decides and of why; ``terms``: its named terms."""
-        user = principal.user_id
-        about, why = sides
+        user, (about, why) = principal.user_id, sides
         rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
 
-        async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
+        async def work(tx: AsyncManagedTransaction) -> tuple[list[notifying.Candidate], list[Row]]:
             rows = await run_rows(
                 tx, "queries/project/decision_threads", userId=user, about=about, why=why,
                 windowSeconds=int(self._notify.window_days * 86_400), scan=SCAN_THREADS,
                 insights=SCAN_INSIGHTS, agents=agents,
             )  # fmt: skip
-            candidates = [_candidate(r) for r in rows]
+            candidates = [notifying.candidate(r) for r in rows]
             base = notifying.standings(candidates, rule)
             closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
             texts = await run_rows(tx, "queries/project/decision_thread_texts", userId=user, ids=closest)
-            return rows, texts
+            return candidates, texts
 
-        rows, texts = await self._db.read_tx(work)
-        candidates = [_candidate(r) for r in rows]
+        candidates, texts = await self._db.read_tx(work)
         shared = notifying.shared_terms(terms, {r["id"]: r["text"] for r in texts})
-        found = []
-        for told in notifying.choose(candidates, rule, shared, self._notify.max_threads):
-            why_told: dict[str, Any] = {
-                "threadId": told.thread_id, "bySession": told.by_session, "reason": told.reason,
-            }  # fmt: skip
-            for key, value in (("threadSimilarity", told.gist), ("insightSimilarity", told.insight)):
-                if value is not None:
-                    why_told[key] = round(value, 4)
-            if told.standing is not None:
-                why_told["standing"] = told.standing
-            if told.terms:
-                why_told["sharedTerms"] = told.terms
-            found.append(why_told)
-        return found
+        return [t.view() for t in notifying.choose(candidates, rule, shared, self._notify.max_threads)]
 
     async def _known_agents(self, principal: Principal) -> list[str]:
         """Every agent of the project: those that ran a session or have docs, and those the
@@ -438,14 +420,6 @@ class ProjectContextService:
             refreshed = self._affected_agents(named, await self._known_agents(principal))
         entry = await self.get(principal, ProjectKind.DECISION, decision_id)
         return Recorded(entry=entry, created=created, refreshed_agents=refreshed)
-
-
-def _candidate(row: Row) -> notifying.Candidate:
-    """A thread as :mod:`graph.project.notify` sees it: what the decision decides against the
-    better of its gist and its closest insight; why against its gist."""
-    gist, insight = row["gistAbout"], row["insightAbout"]
-    about = gist if insight is None or (gist is not None and gist >= insight) else insight
-    return notifying.Candidate(str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]))
 
 
 def _notice_id(entry_id: str, thread_id: str) -> str:

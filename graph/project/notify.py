@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 #: Imaginary unrelated threads pooled with the user's own (their weight, and their spread).
 PRIOR_WEIGHT = 8
@@ -121,6 +122,15 @@ class Candidate:
     by_session: bool = False
 
 
+def candidate(row: Mapping[str, Any]) -> Candidate:
+    """A thread as ``cypher/queries/project/decision_threads.cypher`` reads it: what the
+    decision decides against the better of its gist and its closest insight; why against
+    its gist."""
+    gist, insight = row["gistAbout"], row["insightAbout"]
+    about = gist if insight is None or (gist is not None and gist >= insight) else insight
+    return Candidate(str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]))
+
+
 @dataclass(frozen=True)
 class Rule:
     """When a thread is told (settings)."""
@@ -141,6 +151,19 @@ class Told:
     insight: float | None
     by_session: bool
     terms: list[str] = field(default_factory=list)
+
+    def view(self) -> dict[str, Any]:
+        """Why it was told, as ``notifiedThreads`` says it (absent figures left out)."""
+        why: dict[str, Any] = {"threadId": self.thread_id, "bySession": self.by_session}
+        why["reason"] = self.reason
+        for key, value in (("threadSimilarity", self.gist), ("insightSimilarity", self.insight)):
+            if value is not None:
+                why[key] = round(value, 4)
+        if self.standing is not None:
+            why["standing"] = self.standing
+        if self.terms:
+            why["sharedTerms"] = self.terms
+        return why
 
 
 def standings(candidates: Sequence[Candidate], rule: Rule) -> dict[str, float]:

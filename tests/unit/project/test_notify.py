@@ -15,6 +15,8 @@ from graph.project.notify import (
     Candidate,
     Rule,
     Spread,
+    Told,
+    candidate,
     choose,
     decision_terms,
     named_terms,
@@ -109,3 +111,18 @@ def test_other_threads_of_the_user_decide_not_the_number_of_them() -> None:
     a = standings([*few, target], RULE)["x"]
     b = standings([*many, target], RULE)["x"]
     assert a >= RULE.standing and b >= RULE.standing
+
+
+def test_a_row_becomes_a_candidate_and_a_told_thread_its_why() -> None:
+    row = {"id": "t", "gistAbout": 0.62, "gistWhy": 0.55, "insightAbout": 0.71, "bySession": False}
+    assert candidate(row) == Candidate("t", 0.71, 0.55, gist=0.62, insight=0.71)
+    bare = {"id": "s", "gistAbout": None, "gistWhy": None, "insightAbout": None, "bySession": True}
+    assert candidate(bare) == Candidate("s", by_session=True)
+    [told] = choose([candidate(row)], Rule(0.7, 2.1, 0.54), {"t": ["kafka"]}, limit=5)
+    assert told.view() == {
+        "threadId": "t", "bySession": False, "reason": "similar", "threadSimilarity": 0.62,
+        "insightSimilarity": 0.71, "standing": told.standing, "sharedTerms": ["kafka"],
+    }  # fmt: skip
+    assert Told("s", "session", None, None, None, True).view() == {
+        "threadId": "s", "bySession": True, "reason": "session",
+    }  # fmt: skip
