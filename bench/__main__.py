@@ -1,4 +1,4 @@
-"""``python -m bench``: every benchmark, one after the other (about 140 minutes on 2 cores;
+"""``python -m bench``: every benchmark, one after the other (about 145 minutes on 2 cores;
 ``python -m bench.imports embedded``, the embedder side at 100,000 notes, runs on its own)."""
 
 from bench import (
@@ -12,6 +12,7 @@ from bench import (
     load,
     memory_io,
     notify,
+    notify_pairs,
     platform,
     project,
     retrieval,
@@ -35,6 +36,7 @@ project.main()
 retrieval.main()
 dedupe.main()
 notify.main()
+notify_pairs.main()
 imports.main()
 memory_io.main()
 whole_user.main()
