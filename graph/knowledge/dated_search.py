@@ -32,6 +32,7 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from graph.knowledge.models import SearchQuery
+from graph.knowledge.search import COLLAPSE
 from graph.knowledge.time_words import Reading, read_question, window
 
 #: Reciprocal rank fusion constant of the window rankings with the question's.
@@ -55,9 +56,13 @@ def reading_of(query: SearchQuery, at: int) -> Reading:
     return read_question(query.query, datetime.fromtimestamp(at / 1000, UTC))
 
 
-def _key(hit: Hit, collapse: bool) -> str:
+def _key(hit: Hit, collapse: str | None) -> str:
+    """The source a hit counts for, as the search query collapses (``search.COLLAPSE``)."""
     node = hit["node"]
-    return str(node.get("sourceRef") or node["id"]) if collapse else str(node["id"])
+    by_source = collapse == "sourceRef" or (collapse is not None and node.get("source") == "conversation")
+    if by_source and node.get("sourceRef"):
+        return f"source:{node['sourceRef']}"
+    return f"note:{node['id']}"
 
 
 def _began(node: dict[str, Any]) -> int | None:
@@ -78,7 +83,7 @@ def discounted(hits: Sequence[Hit], at: int, weight: float) -> list[Hit]:
     return sorted((hit | {"score": score(hit)} for hit in hits), key=lambda h: -h["score"])
 
 
-def fused(rankings: Sequence[Sequence[Hit]], collapse: bool, k: int = RRF_K) -> list[Hit]:
+def fused(rankings: Sequence[Sequence[Hit]], collapse: str | None, k: int = RRF_K) -> list[Hit]:
     """Reciprocal-rank fusion of rankings (each unit once, as its first ranking holds it)."""
     total: dict[str, float] = {}
     first: dict[str, Hit] = {}
@@ -90,7 +95,7 @@ def fused(rankings: Sequence[Sequence[Hit]], collapse: bool, k: int = RRF_K) -> 
     return [first[key] | {"score": total[key]} for key in sorted(total, key=lambda key: -total[key])]
 
 
-def with_parts(ranked: Sequence[Hit], parts: Sequence[Sequence[Hit]], collapse: bool) -> list[Hit]:
+def with_parts(ranked: Sequence[Hit], parts: Sequence[Sequence[Hit]], collapse: str | None) -> list[Hit]:
     """The top hit, then each part's best hit not chosen yet, then the rest in order."""
     chosen = list(ranked[:1])
     for part in parts:
@@ -110,7 +115,7 @@ async def dated_ranking(
     """The hits of ``query`` ranked with what ``reading`` found in it (see the module), best
     first, at most ``top_k``. ``search`` runs a plain search; ``vector`` is the question's
     embedding, so the window searches do not embed it again."""
-    collapse = query.collapse_by is not None
+    collapse = COLLAPSE[query.collapse_by]
     deep = replace(
         query, read_dates=False, recency=0.0, expand_connections=False,
         top_k=min(100, max(query.top_k * 8, 40)), embedding=vector,

@@ -25,7 +25,7 @@ from graph.knowledge.models import (
     SearchMode,
     SearchQuery,
 )
-from graph.knowledge.search import SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
+from graph.knowledge.search import COLLAPSE, SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
 from graph.knowledge.time_words import Reading
 from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import edge_view, note_view
@@ -168,7 +168,7 @@ class RetrievalService:
                 pool=_pool(query),
                 depth=depth,
                 **self._narrowed(principal, query),
-                collapse=query.collapse_by is not None,
+                collapse=COLLAPSE[query.collapse_by],
                 term_limit=self._term_limit,
             )
             subgraph = self._subgraph(found.row)
@@ -275,9 +275,10 @@ class RetrievalService:
 
 def _pool(query: SearchQuery) -> int:
     """How long each half's ranking is: the top k (twice, at least 20, for fusion); four
-    times that when hits collapse by source, so the top k can fill with distinct sources."""
+    times that when hits collapse by source (by default, a conversation's), so the top k
+    can fill with distinct sources."""
     pool = query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
-    return pool * 4 if query.collapse_by is not None else pool
+    return pool * 4 if COLLAPSE[query.collapse_by] is not None else pool
 
 
 def valid_params(query: SearchQuery) -> dict[str, int | None]:

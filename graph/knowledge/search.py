@@ -25,8 +25,12 @@ Lucene query per word gives the word's frequency among the user's notes, and the
 computes BM25 from those (``cypher/queries/knowledge/search_0.cypher`` tells how).
 
 A search is one Cypher query (``queries/knowledge/search_<depth>``): both halves of the ranking,
-their reciprocal rank fusion, the expansion from the top hits and the edges among all
-returned notes. A note's neighbourhood is the same query started from the note itself.
+their fusion, the expansion from the top hits and the edges among all returned notes. The
+halves fuse by a convex combination of their scores, each scaled to 0..1 between the last
+and the best of its ranking (:data:`VECTOR_WEIGHT`): on LongMemEval's 470 oracle questions
+it found more than reciprocal rank fusion did (``docs/retrieval.md``). Hits of one source
+collapse to its best (:data:`COLLAPSE`). A note's neighbourhood is the same query started
+from the note itself.
 """
 
 from __future__ import annotations
@@ -162,8 +166,16 @@ NOTE_FILTERS = (
     "types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore", "begunAfter", "begunBefore",
     "asOf",
 )  # fmt: skip
-#: Reciprocal rank fusion constant: a note scores the sum of 1 / (RRF_K + rank) over the lists.
+#: Reciprocal rank fusion constant (where rankings of different queries are fused: a note
+#: scores the sum of 1 / (RRF_K + rank) over the lists).
 RRF_K = 60
+#: The vector half's share of a hybrid score; the keyword half has the rest. Each half's
+#: score is scaled to 0..1 between the last and the best of its ranking first.
+VECTOR_WEIGHT = 0.5
+#: How hits collapse to one per source, by ``collapseBy``: ``sourceRef`` (every note with a
+#: sourceRef), absent (the notes that came from a conversation: the turns of one conversation
+#: are one source), or ``none``. The value is the query's ``$collapse``.
+COLLAPSE: dict[str | None, str | None] = {"sourceRef": "sourceRef", None: "conversation", "none": None}
 
 
 @dataclass
@@ -201,7 +213,7 @@ async def retrieve(
     sizes: TenantSizes,
     config: VectorPlanConfig,
     scope: dict[str, list[str]] | None = None,
-    collapse: bool = False,
+    collapse: str | None = None,
     term_limit: int = TERM_LIMIT,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
@@ -212,7 +224,8 @@ async def retrieve(
     oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
     with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
     narrows both halves and every hop of the expansion. ``collapse`` keeps the best hit of
-    each ``sourceRef`` (before the top ``top_k`` is taken from the ranking). ``term_limit``
+    each source (before the top ``top_k`` is taken from the ranking): a value of
+    :data:`COLLAPSE`. ``term_limit``
     bounds the matches read per query word (see :data:`TERM_LIMIT`).
     """
     mine = total = 0
@@ -227,7 +240,7 @@ async def retrieve(
         "topK": top_k,
         "pool": pool,
         "textCandidates": max(pool * 4, 50),
-        "rrfK": RRF_K,
+        "vectorWeight": VECTOR_WEIGHT,
         "relTypes": rel_types,
         "direction": direction,
         "scope": scope,

@@ -69,10 +69,12 @@ class SearchIn(CamelModel):
     embedding: Vector | None = Field(
         default=None, description="Search by this vector instead.", json_schema_extra=vector_size
     )
-    collapse_by: Literal["sourceRef"] | None = Field(
+    collapse_by: Literal["sourceRef", "none"] | None = Field(
         default=None,
         description="sourceRef: keep the best hit of each source, so topK fills with distinct "
-        "sources (a note without a sourceRef is a source of its own).",
+        "sources (a note without a sourceRef is a source of its own). Absent: the same for the notes "
+        "from a conversation (source conversation, with a sourceRef): one hit per conversation. none: "
+        "every hit.",
     )
     as_of: DateTime | None = Field(
         default=None,

@@ -2,9 +2,9 @@
 //  1. ranking: the vector half by the shared index oversampled to $candidates and narrowed
 //     to the user and filters (index plan), or by exact cosine over the user's own notes
 //     when $candidates is null (exact plan); the keyword half by Lucene, narrowed to the
-//     user by tenantKey and scored from the user's notes alone; fused by reciprocal rank
-//     ($mode 'hybrid'). $mode 'seeds' starts from the notes in $seedIds instead (a note's
-//     neighbourhood);
+//     user by tenantKey and scored from the user's notes alone; fused by a convex
+//     combination of their scaled scores ($mode 'hybrid'). $mode 'seeds' starts from
+//     the notes in $seedIds instead (a note's neighbourhood);
 //  2. expansion from the top $topK: every note reached along the chosen edge types and
 //     direction, once, at its nearest depth, with the edges that reached it;
 //  3. the edges among all returned notes.
@@ -12,7 +12,8 @@
 // with more candidates. One file per depth: Cypher path bounds cannot be parameters.
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 // $filtered is false when no filter and no scope is set: the ranking then skips their tests.
-// $collapse keeps the best hit per sourceRef before the top $topK is taken.
+// $collapse keeps the best hit per source before the top $topK is taken: per sourceRef
+// ('sourceRef'), per conversation ('conversation', the default), or not at all (null).
 // $begunAfter / $begunBefore (epoch ms) keep the notes that began in that window.
 // Valid time (epoch ms): $validAt leaves out notes and edges whose validity ended by then
 // (now, by default: what is true now); $asOf keeps only what was true then: begun, not ended,
@@ -41,7 +42,7 @@ CALL () {
         AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
           WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
   WITH n, score ORDER BY score DESC, n.id
-  RETURN collect({id: n.id, score: score}) AS indexRanked
+  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS indexRanked
 }
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NULL
@@ -67,7 +68,7 @@ CALL () {
   WITH n, vector.similarity.cosine(n.embedding, vector) AS score
   ORDER BY score DESC, n.id
   LIMIT $pool
-  RETURN collect({id: n.id, score: score}) AS exactRanked
+  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS exactRanked
 }
 CALL () {
   // The keyword half, scored from the user's own notes alone: Lucene's statistics span every
@@ -153,22 +154,29 @@ CALL () {
   UNWIND tied AS k
   WITH k.n AS n, max(k.weight) AS weight
   ORDER BY weight DESC, n.id LIMIT $textCandidates
-  WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' '))}) AS top
+  WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' ')),
+    src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
   UNWIND top AS t
   // grouped by id (each once in top), so the rows sorted are new ones, without the list
-  WITH t.id AS id, max(t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean))) AS score
+  WITH t.id AS id, t.src AS src, max(t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean))) AS score
   ORDER BY score DESC, id LIMIT $pool
-  RETURN collect({id: id, score: score}) AS textHits
+  RETURN collect({id: id, score: score, src: src}) AS textHits
 }
 WITH CASE WHEN $candidates IS NULL THEN exactRanked ELSE indexRanked END AS vectorRanked, textHits
 WITH vectorRanked[0..$pool] AS vectorHits, size(vectorRanked) AS matched, textHits
 CALL (vectorHits, textHits) {
-  UNWIND [i IN range(0, size(vectorHits) - 1) | {id: vectorHits[i].id, rank: i + 1}]
-    + [i IN range(0, size(textHits) - 1) | {id: textHits[i].id, rank: i + 1}] AS part
-  WITH part.id AS id, sum(1.0 / ($rrfK + part.rank)) AS score
+  // Fused by a convex combination of the halves' scores, each scaled to 0..1 between the
+  // last and the best of its ranking ($vectorWeight of the vector half's, the rest of the
+  // keyword half's); a note one half did not rank gets nothing from it.
+  WITH [vectorHits[0].score, vectorHits[-1].score] AS v, [textHits[0].score, textHits[-1].score] AS t
+  UNWIND [h IN vectorHits | h {.id, .src, part: $vectorWeight * CASE WHEN v[0] > v[1]
+      THEN (h.score - v[1]) / (v[0] - v[1]) ELSE 1.0 END}]
+    + [h IN textHits | h {.id, .src, part: (1.0 - $vectorWeight) * CASE WHEN t[0] > t[1]
+      THEN (h.score - t[1]) / (t[0] - t[1]) ELSE 1.0 END}] AS part
+  WITH part.id AS id, part.src AS src, sum(part.part) AS score
   ORDER BY score DESC, id
-  RETURN collect({id: id, score: score}) AS fusedHits
+  RETURN collect({id: id, score: score, src: src}) AS fusedHits
 }
 WITH vectorHits, textHits, matched,
   CASE $mode
@@ -178,18 +186,18 @@ WITH vectorHits, textHits, matched,
     ELSE fusedHits
   END AS ordered
 CALL (ordered) {
-  // collapseBy sourceRef: the best hit of each source, best first (a note without one is
-  // a source of its own), so topK fills with distinct sources.
+  // The best hit of each source, best first, so topK fills with distinct sources: each hit
+  // carries its source (src), its sourceRef when $collapse is 'sourceRef' (collapseBy), or
+  // by default ('conversation') when it came from a conversation, else itself.
   // Grouped before sorted, so no row sorted carries the ranking (see the keyword half).
-  UNWIND CASE WHEN $collapse THEN range(0, size(ordered) - 1) ELSE [] END AS i
-  MATCH (c:Knowledge {userId: $userId, id: ordered[i].id})
-  WITH CASE WHEN c.sourceRef IS NULL THEN [0, c.id] ELSE [1, c.sourceRef] END AS source, min(i) AS first
+  UNWIND CASE WHEN $collapse IS NOT NULL THEN range(0, size(ordered) - 1) ELSE [] END AS i
+  WITH ordered[i].src AS source, min(i) AS first
   ORDER BY first
   RETURN collect(first) AS firsts
 }
 WITH vectorHits, textHits, matched, ordered, [i IN firsts | ordered[i]] AS collapsed
 WITH vectorHits, textHits, matched,
-  (CASE WHEN $collapse THEN collapsed ELSE ordered END)[0..$topK] AS ranked
+  (CASE WHEN $collapse IS NOT NULL THEN collapsed ELSE ordered END)[0..$topK] AS ranked
 WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds
 CALL (hitIds) {
   MATCH (h:Knowledge)
