@@ -87,9 +87,15 @@ async def test_a_note_archived_restored_deleted_and_brought_back(
     person = await make_caller()
     agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
     note_id = f"life-{uuid.uuid4().hex[:6]}"
+    session = (await agent.http.post("/v1/sessions", json={})).json()["session"]["id"]
     body = {"id": note_id, "title": "Life", "content": "A note's life.", "type": "fact", "dedupe": False}
-    assert (await agent.http.post("/v1/knowledge", json=body)).status_code == 201
+    made = await agent.http.post("/v1/knowledge", json=body, headers={"X-Session-ID": session})
+    assert made.status_code == 201
     async with desk_of(api, person) as (client, csrf):
+        # The agent's write names its session, which links to the session's page.
+        for path in ("/desk/timeline", f"/desk/notes/{note_id}", f"/desk/sessions?session={session}"):
+            page = await client.get(path)
+            assert page.status_code == 200 and f"session={session}" in page.text, path
         archived = await client.post(
             f"/desk/notes/{note_id}/status", data={"csrf": csrf, "status": "archived"}
         )
