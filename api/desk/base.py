@@ -39,8 +39,12 @@ SECURITY_HEADERS = {
     ),
     "Cache-Control": "no-store",
 }
-#: How many proposals and corrections the header counts before it says "100+".
-COUNT_CAP = 100
+#: How many proposals and corrections the header counts before it says "25+": each count
+#: reads that many records through the services' lists (the desk has no Cypher of its own,
+#: so no count query), and a page's fixed cost is mostly these two reads.
+COUNT_CAP = 25
+#: The sessions read for the agent picker (with the agents configured).
+PICKER_SESSIONS = 20
 
 
 def when(value: Any) -> str:
@@ -123,9 +127,15 @@ class Desk:
         query = {k: v for k, v in {"agent": self.agent, **params}.items() if v not in (None, "")}
         return f"/desk{path}" + (f"?{urlencode(query)}" if query else "")
 
-    async def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        """A full page: the header with the inbox's counts and the agent picker, then ``template``."""
-        counts, agents = await asyncio.gather(self.counts(), self.agents())
+    async def page(
+        self, template: str, status: int = 200, counts: dict[str, str] | None = None, **context: Any
+    ) -> HTMLResponse:
+        """A full page: the header with the inbox's counts (``counts``, when the page has them
+        already) and the agent picker, then ``template``."""
+        if counts is None:
+            counts, agents = await asyncio.gather(self.counts(), self.agents())
+        else:
+            agents = await self.agents()
         body = ENV.get_template(template).render(
             desk=self, view=self.agent, counts=counts, agents=agents, csrf=self.session.csrf, **context
         )
@@ -145,7 +155,7 @@ class Desk:
         corrections, _ = await knowledge.corrections.list_corrections(
             self.reader(), unacknowledged=True, limit=COUNT_CAP
         )
-        return {"proposals": _capped(len(waiting)), "corrections": _capped(len(corrections))}
+        return {"proposals": capped(len(waiting)), "corrections": capped(len(corrections))}
 
     def reader(self) -> Principal:
         """Whose eyes a list of corrections is read with: the person's, or the view agent's."""
@@ -165,7 +175,7 @@ class Desk:
     async def agents(self) -> list[str]:
         """The agents to pick a view of: those configured, and those with sessions."""
         configured = [a.id for a in self.services.agents.configured()]
-        sessions, _ = await self.services.sessions.list_sessions(self.principal, limit=100)
+        sessions, _ = await self.services.sessions.list_sessions(self.principal, limit=PICKER_SESSIONS)
         seen = [s.get("agentId") for s in sessions]
         return sorted({a for a in [*configured, *seen, self.agent] if a})
 
@@ -175,7 +185,8 @@ class Desk:
             raise errors.Forbidden("the form's CSRF token is missing or not this session's; reload the page")
 
 
-def _capped(n: int) -> str:
+def capped(n: int) -> str:
+    """A count as the header shows it."""
     return f"{COUNT_CAP}+" if n >= COUNT_CAP else str(n)
 
 

@@ -9,15 +9,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form
 from fastapi.responses import HTMLResponse
 
-from api.desk.base import CsrfField, Desk, DeskDep, DeskRoute
+from api.desk.base import COUNT_CAP, CsrfField, Desk, DeskDep, DeskRoute, capped
 from api.routes.corrections import appliers
 from graph.core.errors import ContextNetworkError, Forbidden, NotFound
 from graph.core.values import check_id
 
 router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
 
-#: Proposals and corrections one inbox page shows.
-PAGE = 25
+#: Proposals and corrections one inbox page shows (as many as the header counts: the
+#: inbox's own lists give its counts); the recent corrections a held proposal's reason is
+#: looked up in.
+PAGE = COUNT_CAP
+REASONS = 50
 
 
 def _proposed(proposal: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +61,7 @@ async def _corrections(desk: Desk) -> list[dict[str, Any]]:
 
 async def _reasons(desk: Desk) -> dict[str, str]:
     """Why each recent correction was made, by id (what a held proposal points at)."""
-    items, _ = await desk.services.knowledge.corrections.list_corrections(desk.principal, limit=200)
+    items, _ = await desk.services.knowledge.corrections.list_corrections(desk.principal, limit=REASONS)
     return {c["id"]: c.get("reason") or f"a person corrected {', '.join(c['fields'])}" for c in items}
 
 
@@ -74,8 +77,14 @@ async def _inbox(desk: Desk, outcomes: list[dict[str, str]]) -> HTMLResponse:
         desk.proposals(limit=PAGE) if not scoped else _none(), _reasons(desk), _corrections(desk)
     )
     shown = await asyncio.gather(*(_shown(desk, p, reasons) for p in waiting))
+    counts = {"proposals": capped(len(waiting)), "corrections": capped(len(corrections))}
     return await desk.page(
-        "inbox.html", proposals=shown, corrections=corrections, scoped=scoped, outcomes=outcomes
+        "inbox.html",
+        counts=counts,
+        proposals=shown,
+        corrections=corrections,
+        scoped=scoped,
+        outcomes=outcomes,
     )
 
 
