@@ -161,10 +161,12 @@ def replay(
         base = notifying.standings(candidates, notifying.Rule(config.min_similarity, 0.0, config.prior_mean))
         closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
         terms = notifying.decision_terms(d["title"], d["decision"], d["consequences"], d["tags"])
-        shared = notifying.shared_terms(terms, {tid: texts[tid] for tid in closest})
+        gone = notifying.replaced_terms(d["title"], d["decision"], d["consequences"])
+        read = {tid: texts[tid] for tid in closest}
+        shared, events = notifying.shared_terms(terms, read, gone), notifying.event_threads(read)
         for standing in SWEEP:
             rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
-            chosen = notifying.choose(candidates, rule, shared, config.max_threads, base)
+            chosen = notifying.choose(candidates, rule, shared, config.max_threads, base, gone, events)
             swept[standing][d["id"]] = {t.thread_id for t in chosen}
     return before, swept
 

@@ -189,7 +189,7 @@ class ProjectContextService:
         if entry.kind is ProjectKind.DECISION:
             known = await self._known_agents(principal)
             if self._notify.max_threads:
-                terms = notifying.decision_terms(entry.title, entry.body, entry.consequences, entry.tags)
+                terms = notifying.decision_words(entry.title, entry.body, entry.consequences, entry.tags)
                 threads = await self._affected_threads(principal, sides, terms, agents)
         fields = {
             "kind": entry.kind.value,
@@ -312,11 +312,11 @@ class ProjectContextService:
             )
 
     async def _affected_threads(
-        self, principal: Principal, sides: list[list[float]], terms: set[str], agents: list[str]
+        self, principal: Principal, sides: list[list[float]], terms: notifying.Terms, agents: list[str]
     ) -> list[dict[str, Any]]:
         """The threads a decision may affect, sessions first, then those that stand out most
         (read before the write; a thread started meanwhile is not told). ``sides``: the
-        vectors of what the decision decides and of why; ``terms``: its named terms."""
+        vectors of what the decision decides and of why; ``terms``: its words."""
         user, (about, why) = principal.user_id, sides
         rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
 
@@ -333,8 +333,8 @@ class ProjectContextService:
             return candidates, texts
 
         candidates, texts = await self._db.read_tx(work)
-        shared = notifying.shared_terms(terms, {r["id"]: r["text"] for r in texts})
-        return [t.view() for t in notifying.choose(candidates, rule, shared, self._notify.max_threads)]
+        read = {r["id"]: r["text"] for r in texts}
+        return [t.view() for t in notifying.tell(candidates, rule, terms, read, self._notify.max_threads)]
 
     async def _known_agents(self, principal: Principal) -> list[str]:
         """Every agent of the project: those that ran a session or have docs, and those the

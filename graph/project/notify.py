@@ -15,7 +15,11 @@ threads, the few a decision affects stand out from the rest. So a thread is told
 * it **stands out** among the user's threads: its cosine, in standard deviations above the
   mean of the user's threads (the better of the two comparisons), plus :data:`TERM_BONUS`
   for each named technology or tag it shares with the decision that few of the user's
-  closest threads mention (at most :data:`MAX_TERMS`), reaches ``standing``.
+  closest threads mention (at most :data:`MAX_TERMS`), plus :data:`REPLACED_BONUS` when it
+  mentions a technology the decision replaces (``MySQL`` in "migrate billing off MySQL"),
+  however many threads mention it, reaches ``standing``. A thread whose topic is an event
+  (:data:`EVENT_WORDS`: a meetup talk, a book club, a conference) gets no term bonus and
+  loses :data:`EVENT_PENALTY`: it shares the decision's words, not its system.
 
 The mean and spread are the user's **other** threads' (leave one out), pooled with
 :data:`PRIOR_WEIGHT` imaginary unrelated threads (cosine ``prior_mean``, spread
@@ -42,10 +46,30 @@ TERM_BONUS = 0.3
 MAX_TERMS = 2
 #: A named term counts when at most this many of the candidate threads mention it.
 RARE_THREADS = 2
+#: Standing added when a thread mentions a technology the decision replaces.
+REPLACED_BONUS = 0.6
+#: Words of an event rather than a system, in a thread's topic, and what they cost.
+EVENT_WORDS = frozenset({
+    "meetup", "meetups", "conference", "conferences", "talk", "talks", "keynote", "summit", "slides",
+    "club", "course", "workshop", "webinar", "travel", "podcast", "lecture", "lightning", "speaker",
+})  # fmt: skip
+EVENT_PENALTY = 1.0
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.+#-][A-Za-z0-9]+)*")
 _SENTENCES = re.compile(r"(?<=[.!?:;])\s+|\n")
 _PARTS = re.compile(r"[.+#-]")
+_WORD = r"\w+(?:[.+#-]\w+)*"  # a word, its dots and hyphens inside (Node.js, Cache-Control)
+_SPACE = r"[ \t]+"  # within a sentence
+#: Where a decision names what it replaces: "off X", "replaces X", "no new X", "instead of X",
+#: "from X to", "X is retired / removed / switched off / not used / shut down / migrated".
+_REPLACED = re.compile(
+    rf"\b(?:off|replaces|replacing|instead{_SPACE}of|no|without){_SPACE}(?:(?:the|new|any){_SPACE})?"
+    rf"((?:{_WORD}{_SPACE}){{0,3}}{_WORD})"
+    rf"|\bfrom{_SPACE}({_WORD}(?:{_SPACE}{_WORD}){{0,2}}){_SPACE}to\b"
+    rf"|\b({_WORD}(?:{_SPACE}{_WORD})?){_SPACE}(?:is|are){_SPACE}"
+    r"(?:retired|removed|switched off|not used|replaced|shut down|migrated|deprecated)",
+    re.IGNORECASE,
+)
 
 
 def named_terms(text: str) -> set[str]:
@@ -81,6 +105,33 @@ def decision_terms(title: str, body: str, consequences: Iterable[str], tags: Ite
     """The named terms of a decision, and its tags (``event-sourcing`` as one term)."""
     terms = named_terms("\n".join([title, body, *consequences]))
     return terms | {t.lower() for t in tags if _TOKEN.fullmatch(t)}
+
+
+def replaced_terms(title: str, body: str, consequences: Iterable[str]) -> set[str]:
+    """The named terms of what a decision replaces (``mysql`` in "Migrate billing off MySQL",
+    ``airflow`` in "Dagster replaces Airflow", ``pulumi`` in "Pulumi is not used")."""
+    text = "\n".join([title, body, *consequences])
+    named = named_terms(text)
+    found: set[str] = set()
+    for match in _REPLACED.finditer(text):
+        found |= words(next(g for g in match.groups() if g)) & named
+    return found
+
+
+#: A decision's named terms and tags (:func:`decision_terms`), and what it replaces
+#: (:func:`replaced_terms`).
+Terms = tuple[set[str], set[str]]
+
+
+def decision_words(title: str, body: str, consequences: Sequence[str], tags: Iterable[str]) -> Terms:
+    """A decision's named terms and tags, and the named terms of what it replaces."""
+    return decision_terms(title, body, consequences, tags), replaced_terms(title, body, consequences)
+
+
+def event_threads(texts: Mapping[str, str]) -> set[str]:
+    """The threads whose topic (the first line of their gist text) is an event: a meetup, a
+    talk, a book club, a conference (:data:`EVENT_WORDS`)."""
+    return {tid for tid, text in texts.items() if words(text.split("\n", 1)[0]) & EVENT_WORDS}
 
 
 @dataclass(frozen=True)
@@ -181,12 +232,17 @@ def standings(candidates: Sequence[Candidate], rule: Rule) -> dict[str, float]:
     return found
 
 
-def shared_terms(terms: set[str], texts: dict[str, str]) -> dict[str, list[str]]:
+def shared_terms(
+    terms: set[str], texts: dict[str, str], replaced: Iterable[str] = ()
+) -> dict[str, list[str]]:
     """For each thread (its gist text and insights), the decision's terms it mentions that
-    at most :data:`RARE_THREADS` of these threads mention."""
+    at most :data:`RARE_THREADS` of these threads mention, and those of ``replaced`` (what
+    the decision replaces) it mentions, however many do."""
+    kept = set(replaced)
+    terms = terms | kept
     mentions = {tid: {t for t in terms if _mentions(t, words(text))} for tid, text in texts.items()}
     count = {t: sum(t in m for m in mentions.values()) for t in terms}
-    return {tid: sorted(t for t in m if count[t] <= RARE_THREADS) for tid, m in mentions.items()}
+    return {tid: sorted(t for t in m if count[t] <= RARE_THREADS or t in kept) for tid, m in mentions.items()}
 
 
 def _mentions(term: str, found: set[str]) -> bool:
@@ -199,17 +255,26 @@ def choose(
     terms: dict[str, list[str]],
     limit: int,
     base: dict[str, float] | None = None,
+    replaced: Iterable[str] = (),
+    events: Iterable[str] = (),
 ) -> list[Told]:
     """The threads to tell, sessions first, then by standing; at most ``limit``.
     ``terms``: each candidate's shared rare terms (:func:`shared_terms`); ``base``: the
-    standings before terms (:func:`standings`, computed here when not given)."""
+    standings before terms (:func:`standings`, computed here when not given); ``replaced``:
+    what the decision replaces (:func:`replaced_terms`); ``events``: the threads about an
+    event (:func:`event_threads`)."""
     base = standings(candidates, rule) if base is None else base
+    replaced, events = set(replaced), set(events)
     told = []
     for c in candidates:
         shared = terms.get(c.thread_id, [])
         score = base.get(c.thread_id)
-        if score is not None:
-            score = round(score + TERM_BONUS * min(len(shared), MAX_TERMS), 3)
+        if score is not None and c.thread_id in events:
+            score = round(score - EVENT_PENALTY, 3)
+        elif score is not None:
+            rare = [t for t in shared if t not in replaced]
+            bonus = REPLACED_BONUS if len(rare) < len(shared) else 0.0
+            score = round(score + bonus + TERM_BONUS * min(len(shared), MAX_TERMS), 3)
         if c.by_session:
             reason = "session"
         elif c.about is not None and c.about >= rule.min_similarity:
@@ -224,3 +289,14 @@ def choose(
         key=lambda t: (not t.by_session, -(t.standing if t.standing is not None else math.inf), t.thread_id)
     )
     return told[:limit]
+
+
+def tell(
+    candidates: Sequence[Candidate], rule: Rule, terms: Terms, texts: dict[str, str], limit: int
+) -> list[Told]:
+    """:func:`choose` with the words of the closest threads read (``texts``: each one's gist
+    text and insights, its topic first): the terms they share with the decision, and those
+    whose topic is an event."""
+    named, gone = terms
+    shared = shared_terms(named, texts, gone)
+    return choose(candidates, rule, shared, limit, None, gone, event_threads(texts))

