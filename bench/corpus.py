@@ -196,6 +196,12 @@ def api_edges(client: httpx.Client, ids: list[str], rng: np.random.Generator) ->
     return len(edges) / spent
 
 
+#: What ``queries/knowledge/search_1`` took before 2026-12-02 beside today's parameters (a
+#: benchmark running that query from git next to today's): reciprocal rank fusion's
+#: constant, and ``$collapse`` as a boolean.
+SEARCH_BEFORE_FUSION = {"rrfK": 60, "collapse": False}
+
+
 def search_1_params(user: str) -> dict[str, Any]:
     """The parameters the API passes ``queries/knowledge/search_1`` for a hybrid top-10 with
     one hop of expansion over 100 index candidates (all but the vector and the Lucene query)."""
@@ -205,7 +211,7 @@ def search_1_params(user: str) -> dict[str, Any]:
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "vectorWeight": VECTOR_WEIGHT, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
-        "scope": None, "filtered": False, "collapse": None,
+        "scope": None, "filtered": False, "collapse": "conversation",
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None, "begunAfter": None, "begunBefore": None,
         # What is true now, as the API asks by default (valid time).

@@ -34,6 +34,7 @@ from bench.corpus import (
     BATCH,
     RAW_MERGE,
     RAW_MERGE_WITHOUT_VECTOR,
+    SEARCH_BEFORE_FUSION,
     Corpus,
     api_edges,
     api_load,
@@ -188,7 +189,9 @@ def search_latency(
 
         def before(vector: list[float], text: str) -> float:
             t0 = time.perf_counter()
-            driver.execute_query(before_query, vector=vector, lucene=lucene_before(text, user), **fixed)
+            driver.execute_query(
+                before_query, vector=vector, lucene=lucene_before(text, user), **fixed | SEARCH_BEFORE_FUSION
+            )
             return time.perf_counter() - t0
 
         driver.execute_query(BEFORE_INDEX)

@@ -30,7 +30,16 @@ from typing import Any
 import httpx
 
 from bench.common import save, summary_ms
-from bench.corpus import Corpus, api_load, private_api, rotated, search_1_params, server_seconds, settle
+from bench.corpus import (
+    SEARCH_BEFORE_FUSION,
+    Corpus,
+    api_load,
+    private_api,
+    rotated,
+    search_1_params,
+    server_seconds,
+    settle,
+)
 from graph.core.cypher import cypher_text
 from graph.knowledge.search import keyword_params
 
@@ -105,6 +114,8 @@ def measure(
                 query = {"raw_before": before, "raw_against": then}.get(side) or now_query
                 same = raw_params["raw_true_now"] if side == "raw_against" else raw_params.get(side, {})
                 params = fixed | same | keyword_params(text, user, notes)
+                if query is not now_query:
+                    params |= SEARCH_BEFORE_FUSION
                 t0 = time.perf_counter()
                 driver.execute_query(query, vector=vector, **params)
                 spent = time.perf_counter() - t0

@@ -274,11 +274,9 @@ class RetrievalService:
 
 
 def _pool(query: SearchQuery) -> int:
-    """How long each half's ranking is: the top k (twice, at least 20, for fusion); four
-    times that when hits collapse by source (by default, a conversation's), so the top k
-    can fill with distinct sources."""
-    pool = query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
-    return pool * 4 if COLLAPSE[query.collapse_by] is not None else pool
+    """How long each half's ranking is: the top k (twice, at least 20, for fusion); the
+    search makes it four times that when hits collapse by source (``search.retrieve``)."""
+    return query.top_k if query.mode != SearchMode.HYBRID else max(query.top_k * 2, 20)
 
 
 def valid_params(query: SearchQuery) -> dict[str, int | None]:

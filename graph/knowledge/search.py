@@ -125,28 +125,35 @@ def keyword_params(
 
 
 class TenantSizes:
-    """How many notes each user (and everyone) has, cached briefly per process.
+    """How many notes each user (and everyone) has, and whether any of the user's came from a
+    conversation, cached briefly per process.
 
-    Only the choice of plan depends on it, never the result: a stale figure costs a
-    retry at most.
+    Only the choice of plan and the depth of a default search's ranking depend on it, never
+    which notes count as one source: a stale figure costs a retry, or for the first
+    conversation of a user a shallower ranking, for at most ``ttl_seconds``.
     """
 
     def __init__(self, ttl_seconds: float = 30.0) -> None:
         self._ttl = ttl_seconds
-        self._cache: dict[str, tuple[float, int, int]] = {}
+        self._cache: dict[str, tuple[float, int, int, bool]] = {}
 
     async def get(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int]:
         """(notes of the user, notes in total)."""
+        mine, total, _ = await self.of(tx, user_id)
+        return mine, total
+
+    async def of(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int, bool]:
+        """(notes of the user, notes in total, whether any of the user's is a conversation's)."""
         now = time.monotonic()
         cached = self._cache.get(user_id)
         if cached is not None and cached[0] > now:
-            return cached[1], cached[2]
+            return cached[1], cached[2], cached[3]
         [row] = await run_rows(tx, "queries/knowledge/note_counts", userId=user_id)
-        mine, total = int(row["mine"]), int(row["total"])
+        mine, total, conversations = int(row["mine"]), int(row["total"]), bool(row["conversations"])
         if len(self._cache) > 50_000:
             self._cache.clear()
-        self._cache[user_id] = (now + self._ttl, mine, total)
-        return mine, total
+        self._cache[user_id] = (now + self._ttl, mine, total, conversations)
+        return mine, total, conversations
 
     def forget(self, user_id: str) -> None:
         """Drop a user's cached figure (after their notes changed a lot)."""
@@ -225,12 +232,17 @@ async def retrieve(
     with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
     narrows both halves and every hop of the expansion. ``collapse`` keeps the best hit of
     each source (before the top ``top_k`` is taken from the ranking): a value of
-    :data:`COLLAPSE`. ``term_limit``
-    bounds the matches read per query word (see :data:`TERM_LIMIT`).
+    :data:`COLLAPSE`; then each half ranks four times ``pool``, so the top k can fill with
+    distinct sources (by default only for a user who holds a conversation's notes: for the
+    others it changes nothing, and they do not pay for it). ``term_limit`` bounds the matches
+    read per query word (see :data:`TERM_LIMIT`).
     """
     mine = total = 0
+    conversations = False
     if vector is not None or text:
-        mine, total = await sizes.get(tx, user_id)
+        mine, total, conversations = await sizes.of(tx, user_id)
+    if collapse == "sourceRef" or (collapse == "conversation" and conversations):
+        pool *= 4
     params: dict[str, Any] = {
         "userId": user_id,
         "mode": mode,

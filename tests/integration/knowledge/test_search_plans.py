@@ -253,14 +253,14 @@ async def test_a_long_question_over_many_matches_stays_within_transaction_memory
                 vector=(question / np.linalg.norm(question)).tolist(),
                 text=" ".join(WORDS),
                 top_k=top_k,
-                pool=top_k * 8,  # collapsed hybrid: twice topK for fusion, four times that to collapse
+                pool=top_k * 2,  # hybrid: twice topK for fusion (collapsing ranks four times that)
                 filters={**FILTERS, "statuses": ["active", "superseded"], "validAt": as_of, "asOf": as_of},
                 depth=0,
                 rel_types=ALL_REL_TYPES,
                 direction="both",
                 sizes=TenantSizes(0),
                 config=VectorPlanConfig(),
-                collapse=True,
+                collapse="sourceRef",
             )
 
         return await db.read_tx(work)
