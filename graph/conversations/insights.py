@@ -38,7 +38,7 @@ from graph.core.values import sortable_id
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.models import CreateResult, KnowledgeSource, KnowledgeType, NewNote
 from graph.knowledge.notes import NoteService
-from graph.knowledge.search import TERM_LIMIT
+from graph.knowledge.search import FACTS_FROM_THREAD, TERM_LIMIT
 from graph.knowledge.valid_time import said_validity
 
 JOB_KINDS = ("extract", "feedback-loop")
@@ -52,7 +52,7 @@ _KNOWLEDGE_TYPE = {
 
 def thread_source_ref(thread_id: str) -> str:
     """The ``sourceRef`` of a note made from a thread's insights."""
-    return f"thread:{thread_id}"
+    return f"{FACTS_FROM_THREAD}{thread_id}"
 
 
 @dataclass(frozen=True)

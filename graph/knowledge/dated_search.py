@@ -32,7 +32,7 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from graph.knowledge.models import SearchQuery
-from graph.knowledge.search import COLLAPSE
+from graph.knowledge.search import COLLAPSE, conversation_turn
 from graph.knowledge.time_words import Reading, read_question, window
 
 #: Reciprocal rank fusion constant of the window rankings with the question's.
@@ -59,8 +59,7 @@ def reading_of(query: SearchQuery, at: int) -> Reading:
 def _key(hit: Hit, collapse: str | None) -> str:
     """The source a hit counts for, as the search query collapses (``search.COLLAPSE``)."""
     node = hit["node"]
-    by_source = collapse == "sourceRef" or (collapse is not None and node.get("source") == "conversation")
-    if by_source and node.get("sourceRef"):
+    if node.get("sourceRef") and (collapse == "sourceRef" or (collapse and conversation_turn(node))):
         return f"source:{node['sourceRef']}"
     return f"note:{node['id']}"
 

@@ -180,9 +180,19 @@ RRF_K = 60
 #: score is scaled to 0..1 between the last and the best of its ranking first.
 VECTOR_WEIGHT = 0.5
 #: How hits collapse to one per source, by ``collapseBy``: ``sourceRef`` (every note with a
-#: sourceRef), absent (the notes that came from a conversation: the turns of one conversation
-#: are one source), or ``none``. The value is the query's ``$collapse``.
+#: sourceRef), absent (a conversation's turns, :func:`conversation_turn`: the turns of one
+#: conversation are one source), or ``none``. The value is the query's ``$collapse``.
 COLLAPSE: dict[str | None, str | None] = {"sourceRef": "sourceRef", None: "conversation", "none": None}
+#: The sourceRef prefix of the facts consolidation draws from a thread (``thread:<id>``): each
+#: is a fact of its own, so they do not collapse by default as a conversation's turns do.
+FACTS_FROM_THREAD = "thread:"
+
+
+def conversation_turn(node: dict[str, Any]) -> bool:
+    """Whether a note is one of a conversation's turns, which count once per conversation by
+    default (as the search queries' ``src`` tells them)."""
+    ref = node.get("sourceRef")
+    return node.get("source") == "conversation" and bool(ref) and not str(ref).startswith(FACTS_FROM_THREAD)
 
 
 @dataclass

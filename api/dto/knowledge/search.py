@@ -72,9 +72,9 @@ class SearchIn(CamelModel):
     collapse_by: Literal["sourceRef", "none"] | None = Field(
         default=None,
         description="sourceRef: keep the best hit of each source, so topK fills with distinct "
-        "sources (a note without a sourceRef is a source of its own). Absent: the same for the notes "
-        "from a conversation (source conversation, with a sourceRef): one hit per conversation. none: "
-        "every hit.",
+        "sources (a note without a sourceRef is a source of its own). Absent: the same for a "
+        "conversation's turns (source conversation, with a sourceRef; not the facts consolidation drew "
+        "from a thread, sourceRef thread:<id>): one hit per conversation. none: every hit.",
     )
     as_of: DateTime | None = Field(
         default=None,

@@ -42,7 +42,8 @@ CALL () {
         AND (n.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(n)
           WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))))
   WITH n, score ORDER BY score DESC, n.id
-  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS indexRanked
+  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR (n.source = 'conversation'
+    AND NOT n.sourceRef STARTS WITH 'thread:')) THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS indexRanked
 }
 CALL () {
   WITH $vector AS vector WHERE vector IS NOT NULL AND $candidates IS NULL
@@ -68,7 +69,8 @@ CALL () {
   WITH n, vector.similarity.cosine(n.embedding, vector) AS score
   ORDER BY score DESC, n.id
   LIMIT $pool
-  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS exactRanked
+  RETURN collect({id: n.id, score: score, src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR (n.source = 'conversation'
+    AND NOT n.sourceRef STARTS WITH 'thread:')) THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS exactRanked
 }
 CALL () {
   // The keyword half, scored from the user's own notes alone: Lucene's statistics span every
@@ -155,7 +157,8 @@ CALL () {
   WITH k.n AS n, max(k.weight) AS weight
   ORDER BY weight DESC, n.id LIMIT $textCandidates
   WITH collect({id: n.id, weight: weight, length: size(split(coalesce(n.title, '') + ' ' + n.content, ' ')),
-    src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR n.source = 'conversation') THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS top
+    src: CASE WHEN n.sourceRef IS NOT NULL AND ($collapse = 'sourceRef' OR (n.source = 'conversation'
+    AND NOT n.sourceRef STARTS WITH 'thread:')) THEN [1, n.sourceRef] ELSE [0, n.id] END}) AS top
   WITH top, reduce(total = 0.0, t IN top | total + t.length) / CASE size(top) WHEN 0 THEN 1 ELSE size(top) END AS mean
   UNWIND top AS t
   // grouped by id (each once in top), so the rows sorted are new ones, without the list
@@ -188,7 +191,8 @@ WITH vectorHits, textHits, matched,
 CALL (ordered) {
   // The best hit of each source, best first, so topK fills with distinct sources: each hit
   // carries its source (src), its sourceRef when $collapse is 'sourceRef' (collapseBy), or
-  // by default ('conversation') when it came from a conversation, else itself.
+  // by default ('conversation') when it is a conversation's turn (source conversation; not a
+  // fact consolidation drew from a thread, sourceRef thread:<id>, each its own), else itself.
   // Grouped before sorted, so no row sorted carries the ranking (see the keyword half).
   UNWIND CASE WHEN $collapse IS NOT NULL THEN range(0, size(ordered) - 1) ELSE [] END AS i
   WITH ordered[i].src AS source, min(i) AS first

@@ -57,8 +57,9 @@ async def test_collapse_by_source_ref_fills_top_k_with_distinct_sources(make_cal
 async def test_a_conversation_counts_once_by_default(make_caller: MakeCaller) -> None:
     """Without collapseBy, the turns of one conversation (source conversation, one sourceRef)
     take one place, in every mode and in a search that reads dates; other notes sharing a
-    sourceRef do not collapse; collapseBy none keeps every hit; another user's turns of a
-    conversation with the same sourceRef change nothing."""
+    sourceRef do not collapse, nor do the facts consolidation drew from a thread; collapseBy
+    none keeps every hit; another user's turns of a conversation with the same sourceRef
+    change nothing."""
     alice, bob = await make_caller(), await make_caller()
     axis = np.eye(384)
 
@@ -87,6 +88,23 @@ async def test_a_conversation_counts_once_by_default(make_caller: MakeCaller) ->
         note("t3", "Gym plan", "My gym plan for Monday.", sourceRef="s2", embedding=toward(0.97), **said),
         note("d1", "Gym doc, part 1", "The gym opens on Monday.", sourceRef="doc", embedding=toward(0.96)),
         note("d2", "Gym doc, part 2", "The gym closes on Monday.", sourceRef="doc", embedding=toward(0.95)),
+        # Facts consolidation drew from a thread are each their own.
+        note(
+            "f1",
+            "Gym fact",
+            "The user lifts on Mondays.",
+            sourceRef="thread:t",
+            embedding=toward(0.94),
+            **said,
+        ),
+        note(
+            "f2",
+            "Gym fact 2",
+            "The user swims on Mondays.",
+            sourceRef="thread:t",
+            embedding=toward(0.93),
+            **said,
+        ),
     )
     base = {"query": "gym monday", "topK": 4, "embedding": toward(1.0), "expandConnections": False}
 
@@ -97,11 +115,12 @@ async def test_a_conversation_counts_once_by_default(make_caller: MakeCaller) ->
 
     assert await ids(mode="vector") == ["t1", "t3", "d1", "d2"]
     assert await ids(mode="vector", collapseBy="none") == ["t1", "t2", "t3", "d1"]
-    assert await ids(mode="vector", collapseBy="sourceRef") == ["t1", "t3", "d1"]
+    assert await ids(mode="vector", collapseBy="sourceRef") == ["t1", "t3", "d1", "f1"]
+    assert await ids(mode="vector", topK=6) == ["t1", "t3", "d1", "d2", "f1", "f2"]
     for mode in ("hybrid", "fulltext"):
         found = await ids(mode=mode)
         assert not {"t1", "t2"} <= set(found) and len(found) == len(set(found)) == 4, (mode, found)
-        assert {"t1", "t2"} <= set(await ids(mode=mode, collapseBy="none", topK=5)), mode
+        assert {"t1", "t2"} <= set(await ids(mode=mode, collapseBy="none", topK=7)), mode
     dated = await ids(mode="vector", readDates=True, recency=0.1, query="what did I do at the gym yesterday?")
     assert not {"t1", "t2"} <= set(dated) and len(dated) == 4, dated
 
