@@ -1,10 +1,11 @@
-"""``python -m bench``: every benchmark, one after the other (about 145 minutes on 2 cores;
+"""``python -m bench``: every benchmark, one after the other (about 165 minutes on 2 cores;
 ``python -m bench.imports embedded``, the embedder side at 100,000 notes, runs on its own)."""
 
 from bench import (
     continuity,
     conversations,
     dedupe,
+    findings,
     imports,
     integrity,
     journal,
@@ -34,6 +35,7 @@ trust.main()
 wakeup.main()
 project.main()
 retrieval.main()
+findings.main()
 dedupe.main()
 notify.main()
 notify_pairs.main()
