@@ -49,7 +49,9 @@ async def agent_key(settings: Settings, user: str) -> str:
 
 def agent_work(person: httpx.Client, agent: httpx.Client) -> dict[str, int]:
     """The agent's session, a person's corrections, the proposals they hold, decisions."""
-    session = agent.post("/v1/sessions", json={"topic": "billing retries"}).json()["session"]["id"]
+    started = agent.post("/v1/sessions", json={})
+    assert started.status_code == 201, started.text
+    session = started.json()["session"]["id"]
     headers = {"X-Session-ID": session}
     items = [
         {"id": f"a{i}", "title": f"Agent note {i}", "content": f"Billing retries {i} times.", "type": "fact",
@@ -70,15 +72,25 @@ def agent_work(person: httpx.Client, agent: httpx.Client) -> dict[str, int]:
     ended = {"summary": "Wrote the billing notes.", "topics": ["billing"], "messageCount": 40,
              "pendingActions": [f"Check retry path {i}" for i in range(5)]}  # fmt: skip
     agent.post(f"/v1/sessions/{session}/end", json=ended).raise_for_status()
+    refused: list[str] = []
     for i in range(DECISIONS):
         body = {"id": f"d{i}", "title": f"Decision {i}", "context": "Billing.",
                 "decision": f"Billing does {i}.", "consequences": [], "agents": [AGENT]}  # fmt: skip
-        person.post("/v1/decisions", json=body).raise_for_status()
+        answer = person.post("/v1/decisions", json=body)
+        if answer.status_code >= 300:
+            refused.append(answer.text[:300])
     for i in range(0, DECISIONS // 4):
-        person.post(
-            f"/v1/decisions/d{i}/supersede", json={"byId": f"d{i + DECISIONS // 2}"}
-        ).raise_for_status()
-    return {"agent_notes": AGENT_NOTES, "proposals": proposals, "decisions": DECISIONS}
+        answer = person.post(f"/v1/decisions/d{i}/supersede", json={"byId": f"d{i + DECISIONS // 2}"})
+        if answer.status_code >= 300:
+            refused.append(answer.text[:300])
+    if refused:  # the pages are measured all the same; the figures say what was missing
+        print(f"{len(refused)} project writes refused, the first: {refused[0]}", file=sys.stderr)
+    return {
+        "agent_notes": AGENT_NOTES,
+        "proposals": proposals,
+        "decisions": DECISIONS,
+        "refused": len(refused),
+    }
 
 
 def signed_in(base_url: str, key: str) -> httpx.Client:
@@ -128,6 +140,7 @@ def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
     user = f"bench-{scale}-desk"
     with private_api("ctxnet-bench-desk-", user, timeout=600) as (local, client, _):
         _, _, rate = api_load(client, corpus, "n", scale)
+        settled = settle(local)  # the vector index caught up, before anything searches
         key = str(client.headers["Authorization"]).split()[1]
         with httpx.Client(
             base_url=str(client.base_url),
@@ -135,7 +148,6 @@ def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
             timeout=600,
         ) as agent:
             work = agent_work(client, agent)
-        settled = settle(local)
         desk = signed_in(str(client.base_url), key)
         try:
             figures: dict[str, Any] = {
