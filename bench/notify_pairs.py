@@ -68,8 +68,9 @@ SCALE_RUNS = 10
 THREADS = """
 MATCH (t:Thread) WHERE t.userId = $userId
 CALL (t) {
-  MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id AND i.embedding IS NOT NULL
+  MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id
   WITH i ORDER BY i.extractedAt DESC LIMIT $insights
+  WITH i WHERE i.embedding IS NOT NULL
   RETURN collect(i.embedding) AS insights
 }
 RETURN t.id AS id, t.embedding AS gist, insights

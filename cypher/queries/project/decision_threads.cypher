@@ -3,7 +3,8 @@
 // $windowSeconds, the $scan most recently active, exactly (only the user's own threads are
 // read, so what other users store never changes the answer), with the plain cosines of its
 // gist (topic and latest messages, graph/conversations/gists.py) to what the decision decides
-// ($about) and to why ($why), and of the closest of its $insights newest insights to what it
+// ($about) and to why ($why), and of the closest of its $insights newest insights (those with a
+// vector; filtered after the limit, so the vectors of older insights are never loaded) to what it
 // decides; and the threads that a session of one of the decision's own $agents is about. A
 // thread without a gist vector has no cosines.
 CALL () {
@@ -12,8 +13,9 @@ CALL () {
     AND t.id IS NOT NULL
   WITH t ORDER BY t.updatedAt DESC LIMIT $scan
   CALL (t) {
-    MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id AND i.embedding IS NOT NULL
+    MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id
     WITH i ORDER BY i.extractedAt DESC LIMIT $insights
+    WITH i WHERE i.embedding IS NOT NULL
     RETURN max(2 * vector.similarity.cosine(i.embedding, $about) - 1) AS insightAbout
   }
   RETURN t.id AS id,
