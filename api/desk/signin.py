@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fastapi import Request, Response
 
 from graph.core.errors import Forbidden, Unauthenticated
-from graph.core.principals import ApiKeys, Principal, Role
+from graph.core.principals import DESK_LABEL, ApiKeys, Principal, Role
 
 #: The session cookie (its value: the session key's secret).
 COOKIE = "desk_session"
@@ -34,7 +34,7 @@ PRE_COOKIE = "desk_signin"
 #: How long a session lasts without signing in again.
 SESSION_SECONDS = 8 * 3600
 #: What a session key's label starts with: ``desk:<expires epoch>:<signing key id>``.
-LABEL = "desk"
+LABEL = DESK_LABEL
 PATH = "/desk"
 
 
@@ -93,7 +93,7 @@ class SessionStore:
     async def sign_in(self, key: str) -> tuple[str, DeskSession]:
         """Check a person's key; a new session's secret and the session. An agent's key, or
         a desk session's own, is :class:`Forbidden`; an unknown one :class:`Unauthenticated`."""
-        person = await self._keys.resolve(key.strip())
+        person = await self._keys.resolve(key.strip(), desk=True)
         if person.role != Role.HUMAN:
             raise Forbidden("the desk is for people: sign in with a person's key, not an agent's")
         mine = {k.id: k for k in await self._keys.list(person.user_id)}
@@ -113,7 +113,7 @@ class SessionStore:
         was signed out, or the key that signed it in was revoked."""
         if not secret:
             raise Unauthenticated("not signed in")
-        principal = await self._keys.resolve(secret)
+        principal = await self._keys.resolve(secret, desk=True)
         keys = {k.id: k for k in await self._keys.list(principal.user_id)}
         own = keys.get(principal.key_id or "")
         parsed = _parse(own.label) if own is not None else None

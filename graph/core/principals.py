@@ -39,6 +39,9 @@ NO_AGENT = ""
 
 #: The roles an API key can carry.
 KEY_ROLES = (Role.HUMAN, Role.AGENT)
+#: What the label of a desk session's key starts with (``desk:...``, ``api/desk/signin.py``):
+#: such a key answers at the desk only (:meth:`ApiKeys.resolve`).
+DESK_LABEL = "desk"
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ class ApiKeys:
     def __init__(self, db: Database, cache_seconds: float = 5.0) -> None:
         self._db = db
         self._cache_seconds = cache_seconds
-        self._cache: dict[str, tuple[float, Principal]] = {}
+        self._cache: dict[str, tuple[float, Principal, bool]] = {}
 
     async def create(
         self,
@@ -240,16 +243,18 @@ class ApiKeys:
         self._cache.clear()
         return ApiKeyInfo.from_row(rows[0]["key"])
 
-    async def resolve(self, secret: str | None) -> Principal:
-        """The principal behind a presented key, or :class:`Unauthenticated`."""
+    async def resolve(self, secret: str | None, desk: bool = False) -> Principal:
+        """The principal behind a presented key, or :class:`Unauthenticated`. A desk session's
+        key (labelled :data:`DESK_LABEL`, ``api/desk``) answers only when ``desk`` says the
+        desk asks: its secret sits in a browser's cookie, and is no key to the API."""
         if not secret:
             raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
         digest = hash_key(secret)
         now = time.monotonic()
         cached = self._cache.get(digest)
         if cached is not None and cached[0] > now:
-            return cached[1]
-        rows = await self._db.read("queries/core/api_key_by_hash", hash=digest)
+            return self._at(cached[1], cached[2], desk)
+        rows = await self._db.read("queries/core/api_key_by_hash", hash=digest, deskLabel=f"{DESK_LABEL}:")
         if not rows:
             self._cache.pop(digest, None)
             raise Unauthenticated("invalid or revoked API key")
@@ -264,5 +269,11 @@ class ApiKeys:
         if self._cache_seconds > 0:
             if len(self._cache) > 10_000:
                 self._cache.clear()
-            self._cache[digest] = (now + self._cache_seconds, principal)
+            self._cache[digest] = (now + self._cache_seconds, principal, bool(row["desk"]))
+        return self._at(principal, bool(row["desk"]), desk)
+
+    @staticmethod
+    def _at(principal: Principal, is_desk_session: bool, desk: bool) -> Principal:
+        if is_desk_session and not desk:
+            raise Unauthenticated("a desk session's key works only at the desk (/desk)")
         return principal

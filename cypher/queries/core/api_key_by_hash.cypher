@@ -1,6 +1,6 @@
 // Resolve a presented key to its principal (with its entity scope, if any); revoked keys
-// resolve to nothing.
+// resolve to nothing. `desk`: the key is a desk session's (its label starts with $deskLabel).
 MATCH (k:ApiKey {hash: $hash})
 WHERE k.revokedAt IS NULL
 RETURN k.id AS id, k.userId AS userId, k.role AS role, k.agentId AS agentId,
-  k.scopeIds AS scopeIds, k.scopeTags AS scopeTags
+  k.scopeIds AS scopeIds, k.scopeTags AS scopeTags, coalesce(k.label STARTS WITH $deskLabel, false) AS desk

@@ -58,6 +58,9 @@ async def test_sign_in_needs_its_form_and_a_persons_key(api: ApiProcess, make_ca
             form = await other.get("/desk/sign-in")
             again = await other.post("/desk/sign-in", data={"key": secret, "csrf": token_of(form.text)})
             assert again.status_code == 403
+            # Nor is it a key to the API: the cookie's secret opens the desk, nothing else.
+            api_call = await other.get("/v1/me", headers={"Authorization": f"Bearer {secret}"})
+            assert api_call.status_code == 401 and "desk" in api_call.text, api_call.text
 
 
 async def test_a_scoped_persons_desk_reaches_only_its_scope(api: ApiProcess, make_caller: MakeCaller) -> None:
