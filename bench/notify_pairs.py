@@ -50,11 +50,10 @@ import numpy as np
 
 from bench.common import machine, save
 from bench.corpus import Corpus, private_api, server_seconds, user_key
-from bench.project import LOAD_THREADS
+from bench.project import load_threads
 from graph.core.cypher import cypher_text
 from graph.core.embeddings import build_embedder, notify_floor
 from graph.core.settings import Settings
-from graph.core.tenancy import tenant_key
 from graph.project import notify as notifying
 from graph.project.context import SCAN_INSIGHTS, SCAN_THREADS, TEXT_THREADS, NotifyConfig
 
@@ -188,20 +187,8 @@ def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any
     user = "bench-notify-scale"
     corpus = Corpus(seed=SCALE_THREADS)
     topics, _ = corpus.notes(SCALE_THREADS)
-    for start in range(0, SCALE_THREADS, 500):
-        rows = []
-        for i in range(start, min(start + 500, SCALE_THREADS)):
-            insights, _ = corpus.notes(SCALE_INSIGHTS)
-            rows.append({
-                "id": f"t-{i}", "topic": f"thread {i}", "embedding": topics[i].tolist(),
-                "insights": [
-                    {"id": f"i-{i}-{k}", "key": f"t-{i}:{k}", "embedding": insights[k].tolist()}
-                    for k in range(SCALE_INSIGHTS)
-                ],
-            })  # fmt: skip
-        driver.execute_query(
-            LOAD_THREADS, rows=rows, userId=user, tenantKey=tenant_key(user), model=embedder.model_id
-        )
+    load_threads(driver, corpus, user, [(f"thread {i}", topics[i]) for i in range(SCALE_THREADS)],
+                 SCALE_INSIGHTS, embedder.model_id)  # fmt: skip
     key = asyncio.run(user_key(local.settings, user))
     query = cypher_text("queries/project/decision_threads")
     record, raw = [], []

@@ -143,22 +143,11 @@ def load(api: ApiProcess, settings: Settings, secrets: dict[str, str], size: Siz
             (OTHER, size.other_insights // 10, 10),
         ):
             vectors, _ = corpus.notes(threads)
-            for start in range(0, threads, 500):
-                rows = []
-                for i in range(start, min(start + 500, threads)):
-                    topic = np.asarray(storage) if user == USER and i < 20 else vectors[i]
-                    insights, _ = corpus.notes(per_thread)
-                    rows.append({
-                        "id": f"t-{i}", "topic": STORAGE if user == USER and i < 20 else f"thread {i}",
-                        "embedding": [float(x) for x in topic],
-                        "insights": [
-                            {"id": f"i-{i}-{k}", "key": f"t-{i}:{k}", "embedding": insights[k].tolist()}
-                            for k in range(per_thread)
-                        ],
-                    })  # fmt: skip
-                driver.execute_query(
-                    LOAD_THREADS, rows=rows, userId=user, tenantKey=tenant_key(user), model=embedder.model_id
-                )
+            topics = [
+                (STORAGE, np.asarray(storage)) if user == USER and i < 20 else (f"thread {i}", vectors[i])
+                for i in range(threads)
+            ]
+            load_threads(driver, corpus, user, topics, per_thread, embedder.model_id)
         threads_s = time.perf_counter() - t2
     return {
         "notes": size.notes, "decisions": size.decisions, "threads": size.threads,
@@ -184,6 +173,27 @@ CREATE (t)-[:HAS_INSIGHT]->(i)
 WITH i, insight
 CALL db.create.setNodeVectorProperty(i, 'embedding', insight.embedding)
 """
+
+
+def load_threads(
+    driver: Any, corpus: Corpus, user: str, topics: list[tuple[str, Any]], per_thread: int, model: str
+) -> None:
+    """Threads ``t-<i>`` of ``user`` written straight into the database (:data:`LOAD_THREADS`,
+    500 a statement), each with its topic's text and vector and ``per_thread`` insights whose
+    vectors ``corpus`` draws, thread by thread."""
+    for start in range(0, len(topics), 500):
+        rows = []
+        for i in range(start, min(start + 500, len(topics))):
+            text, vector = topics[i]
+            insights, _ = corpus.notes(per_thread)
+            rows.append({
+                "id": f"t-{i}", "topic": text, "embedding": [float(x) for x in vector],
+                "insights": [
+                    {"id": f"i-{i}-{k}", "key": f"t-{i}:{k}", "embedding": insights[k].tolist()}
+                    for k in range(per_thread)
+                ],
+            })  # fmt: skip
+        driver.execute_query(LOAD_THREADS, rows=rows, userId=user, tenantKey=tenant_key(user), model=model)
 
 
 def measure(

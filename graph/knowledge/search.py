@@ -137,12 +137,7 @@ class TenantSizes:
         self._ttl = ttl_seconds
         self._cache: dict[str, tuple[float, int, int, bool]] = {}
 
-    async def get(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int]:
-        """(notes of the user, notes in total)."""
-        mine, total, _ = await self.of(tx, user_id)
-        return mine, total
-
-    async def of(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int, bool]:
+    async def get(self, tx: AsyncManagedTransaction, user_id: str) -> tuple[int, int, bool]:
         """(notes of the user, notes in total, whether any of the user's is a conversation's)."""
         now = time.monotonic()
         cached = self._cache.get(user_id)
@@ -250,7 +245,7 @@ async def retrieve(
     mine = total = 0
     conversations = False
     if vector is not None or text:
-        mine, total, conversations = await sizes.of(tx, user_id)
+        mine, total, conversations = await sizes.get(tx, user_id)
     if collapse == "sourceRef" or (collapse == "conversation" and conversations):
         pool *= 4
     params: dict[str, Any] = {

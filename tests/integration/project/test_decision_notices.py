@@ -42,6 +42,17 @@ OTHERS = (
 )
 
 
+async def billing_meetup_and_others(caller: Caller, db: Database) -> None:
+    """The billing migration, the meetup talk and :data:`OTHERS` as the caller's threads, each
+    with its gist embedded."""
+    await thread(caller, "billing", *BILLING)
+    await thread(caller, "meetup", *MEETUP)
+    for i, (topic, *messages) in enumerate(OTHERS):
+        await thread(caller, f"other-{i}", topic, *messages)
+    for thread_id in ("billing", "meetup", *(f"other-{i}" for i in range(len(OTHERS)))):
+        await gist_of(db, caller.user_id, thread_id)
+
+
 async def decide(caller: Caller, decision_id: str, body: dict[str, Any] = POSTGRES) -> dict[str, Any]:
     made = await caller.http.post("/v1/decisions", json={"id": decision_id} | body)
     assert made.status_code == 201, made.text
@@ -76,12 +87,7 @@ async def test_a_near_miss_is_not_told(make_caller: MakeCaller, db: Database) ->
     assert await notices(alone, "meetup") == []
 
     person = await make_caller(Role.HUMAN)
-    await thread(person, "billing", *BILLING)
-    await thread(person, "meetup", *MEETUP)
-    for i, (topic, *messages) in enumerate(OTHERS):
-        await thread(person, f"other-{i}", topic, *messages)
-    for thread_id in ("billing", "meetup", *(f"other-{i}" for i in range(len(OTHERS)))):
-        await gist_of(db, person.user_id, thread_id)
+    await billing_meetup_and_others(person, db)
     told = await decide(person, "adr-pg")
     assert set(told) == {"billing"}, told
     assert told["billing"]["standing"] >= 2.1
@@ -91,17 +97,8 @@ async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCal
     """Two users with the same threads record the same decision, one before and one after a
     third user stores many threads like theirs: the same threads are told, at the same standing."""
     first, second, crowd = [await make_caller(Role.HUMAN) for _ in range(3)]
-
-    async def load(caller: Caller) -> None:
-        await thread(caller, "billing", *BILLING)
-        await thread(caller, "meetup", *MEETUP)
-        for i, (topic, *messages) in enumerate(OTHERS):
-            await thread(caller, f"other-{i}", topic, *messages)
-        for thread_id in ("billing", "meetup", *(f"other-{i}" for i in range(len(OTHERS)))):
-            await gist_of(db, caller.user_id, thread_id)
-
-    await load(first)
-    await load(second)
+    await billing_meetup_and_others(first, db)
+    await billing_meetup_and_others(second, db)
     before = await decide(first, "adr-pg")
     # Many threads about moving to PostgreSQL, and near misses, in another user's memory.
     for i in range(30):
