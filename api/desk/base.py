@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -85,6 +85,10 @@ class DeskRoute(APIRoute):
             except errors.ContextNetworkError as exc:
                 status = next((STATUS[c] for c in type(exc).__mro__ if c in STATUS), 500)
                 response = problem(request, status, exc.message)
+            finally:
+                desk = getattr(request.state, "desk", None)
+                if desk is not None:
+                    desk.close()
             for name, value in SECURITY_HEADERS.items():
                 response.headers.setdefault(name, value)
             return response
@@ -109,6 +113,9 @@ class Desk:
     session: DeskSession
     #: The agent whose view this is (``None``: the whole user).
     agent: str | None
+    #: Reads more than one part of the page needs (the header's counts and the inbox's lists
+    #: are the same read), each begun once, by name.
+    _shared: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
 
     @property
     def principal(self) -> Principal:
@@ -127,15 +134,10 @@ class Desk:
         query = {k: v for k, v in {"agent": self.agent, **params}.items() if v not in (None, "")}
         return f"/desk{path}" + (f"?{urlencode(query)}" if query else "")
 
-    async def page(
-        self, template: str, status: int = 200, counts: dict[str, str] | None = None, **context: Any
-    ) -> HTMLResponse:
-        """A full page: the header with the inbox's counts (``counts``, when the page has them
-        already) and the agent picker, then ``template``."""
-        if counts is None:
-            counts, agents = await asyncio.gather(self.counts(), self.agents())
-        else:
-            agents = await self.agents()
+    async def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        """A full page: the header with the inbox's counts and the agent picker, then
+        ``template``."""
+        counts, agents = await asyncio.gather(self.counts(), self.agents())
         body = ENV.get_template(template).render(
             desk=self, view=self.agent, counts=counts, agents=agents, csrf=self.session.csrf, **context
         )
@@ -148,13 +150,46 @@ class Desk:
         )
         return HTMLResponse(body, status_code=status)
 
-    async def counts(self) -> dict[str, str]:
-        """Proposals waiting and corrections not acknowledged (of the view), capped."""
-        knowledge = self.services.knowledge
-        waiting = await self.proposals(limit=COUNT_CAP) if self.principal.scope is None else []
-        corrections, _ = await knowledge.corrections.list_corrections(
+    def _once(self, name: str, read: Callable[[], Coroutine[Any, Any, Any]]) -> asyncio.Future[Any]:
+        """The read ``name`` of this request, begun now unless it was already."""
+        if name not in self._shared:
+            self._shared[name] = asyncio.ensure_future(read())
+        return self._shared[name]
+
+    def begin_header(self) -> None:
+        """Begin the header's reads (counts, agents), to run beside the page's own."""
+        self.waiting()
+        self.unacknowledged()
+        self.agents()
+
+    def close(self) -> None:
+        """Cancel the reads nothing awaited (a page that failed, a redirect)."""
+        for future in self._shared.values():
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                future.exception()  # seen: an error the page did not need is not logged
+
+    def waiting(self) -> asyncio.Future[list[dict[str, Any]]]:
+        """Proposals waiting in the view (as many as the header counts; none for a scoped key)."""
+        return self._once("waiting", self._waiting)
+
+    async def _waiting(self) -> list[dict[str, Any]]:
+        return await self.proposals(limit=COUNT_CAP) if self.principal.scope is None else []
+
+    def unacknowledged(self) -> asyncio.Future[list[dict[str, Any]]]:
+        """Corrections the view's agent (or any agent) has not acknowledged, as many as counted."""
+        return self._once("unacknowledged", self._unacknowledged)
+
+    async def _unacknowledged(self) -> list[dict[str, Any]]:
+        items, _ = await self.services.knowledge.corrections.list_corrections(
             self.reader(), unacknowledged=True, limit=COUNT_CAP
         )
+        return items
+
+    async def counts(self) -> dict[str, str]:
+        """Proposals waiting and corrections not acknowledged (of the view), capped."""
+        waiting, corrections = await asyncio.gather(self.waiting(), self.unacknowledged())
         return {"proposals": capped(len(waiting)), "corrections": capped(len(corrections))}
 
     def reader(self) -> Principal:
@@ -172,8 +207,11 @@ class Desk:
         """Whether something done by ``actor`` (``{role, agentId, ...}``) is in the view."""
         return self.agent is None or (actor or {}).get("agentId") == self.agent
 
-    async def agents(self) -> list[str]:
+    def agents(self) -> asyncio.Future[list[str]]:
         """The agents to pick a view of: those configured, and those with sessions."""
+        return self._once("agents", self._agents)
+
+    async def _agents(self) -> list[str]:
         configured = [a.id for a in self.services.agents.configured()]
         sessions, _ = await self.services.sessions.list_sessions(self.principal, limit=PICKER_SESSIONS)
         seen = [s.get("agentId") for s in sessions]
@@ -200,7 +238,11 @@ async def get_desk(request: Request, agent: str | None = None) -> Desk:
     services = get_services(request)
     session = await store(request).resume(request.cookies.get(COOKIE))
     await services.rate_limiter.take(session.principal)
-    return Desk(request, services, session, check_id(agent, "agent") if agent else None)
+    desk = Desk(request, services, session, check_id(agent, "agent") if agent else None)
+    request.state.desk = desk
+    if request.method == "GET":  # every page a GET answers has the header: begin its reads
+        desk.begin_header()
+    return desk
 
 
 DeskDep = Annotated[Desk, Depends(get_desk)]

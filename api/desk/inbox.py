@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form
 from fastapi.responses import HTMLResponse
 
-from api.desk.base import COUNT_CAP, CsrfField, Desk, DeskDep, DeskRoute, capped
+from api.desk.base import COUNT_CAP, CsrfField, Desk, DeskDep, DeskRoute
 from api.routes.corrections import appliers
 from graph.core.errors import ContextNetworkError, Forbidden, NotFound
 from graph.core.values import check_id
@@ -32,31 +32,23 @@ def _proposed(proposal: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if not isinstance(v, dict | list) or k in ("tags",)}
 
 
-async def _standing(desk: Desk, proposal: dict[str, Any]) -> dict[str, Any] | None:
-    """What stands now in the proposal's target (a note), if it is one the person can read."""
+def _target(proposal: dict[str, Any]) -> str | None:
+    """The note a proposal would change, if it changes one."""
     target = proposal.get("targetId")
-    if not target or not str(proposal.get("op", "")).startswith("note."):
-        return None
-    try:
-        return await desk.services.knowledge.notes.get(desk.principal, target)
-    except NotFound:
-        return None
+    return str(target) if target and str(proposal.get("op", "")).startswith("note.") else None
 
 
-async def _shown(desk: Desk, proposal: dict[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
-    """A proposal with the diff against what stands and why it was held."""
+def _shown(
+    proposal: dict[str, Any], notes: dict[str, dict[str, Any]], reasons: dict[str, str]
+) -> dict[str, Any]:
+    """A proposal with the diff against what stands in its note (one the person can read)
+    and why it was held."""
     after = _proposed(proposal)
-    note = await _standing(desk, proposal)
+    target = _target(proposal)
+    note = notes.get(target) if target else None
     before = {k: note.get(k) for k in after} if note is not None else None
     why = [reasons.get(c, f"correction {c}") for c in proposal.get("correctionIds") or []]
     return {**proposal, "before": before, "after": after, "why": why, "note": note}
-
-
-async def _corrections(desk: Desk) -> list[dict[str, Any]]:
-    items, _ = await desk.services.knowledge.corrections.list_corrections(
-        desk.reader(), unacknowledged=True, limit=PAGE
-    )
-    return items
 
 
 async def _reasons(desk: Desk) -> dict[str, str]:
@@ -72,24 +64,18 @@ async def inbox(desk: DeskDep) -> HTMLResponse:
 
 
 async def _inbox(desk: Desk, outcomes: list[dict[str, str]]) -> HTMLResponse:
-    scoped = desk.principal.scope is not None
     waiting, reasons, corrections = await asyncio.gather(
-        desk.proposals(limit=PAGE) if not scoped else _none(), _reasons(desk), _corrections(desk)
+        desk.waiting(), _reasons(desk), desk.unacknowledged()
     )
-    shown = await asyncio.gather(*(_shown(desk, p, reasons) for p in waiting))
-    counts = {"proposals": capped(len(waiting)), "corrections": capped(len(corrections))}
+    targets = [t for t in map(_target, waiting) if t]
+    notes = await desk.services.knowledge.notes.get_many(desk.principal, targets) if targets else {}
     return await desk.page(
         "inbox.html",
-        counts=counts,
-        proposals=shown,
+        proposals=[_shown(p, notes, reasons) for p in waiting],
         corrections=corrections,
-        scoped=scoped,
+        scoped=desk.principal.scope is not None,
         outcomes=outcomes,
     )
-
-
-async def _none() -> list[dict[str, Any]]:
-    return []
 
 
 @router.post("/proposals/decide")

@@ -13,6 +13,7 @@ as search is: every candidate and every score comes from the caller's own data.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -58,31 +59,14 @@ class UnifiedSearch:
         layer and score (cosine), best first."""
         [vector] = await self._embedder.embed([query])
         want = top_k * CANDIDATES_PER_RESULT
-        note_ids: list[str] = []
-        insight_ids: list[str] = []
-        doc_ids: list[str] = []
-        if Layer.KNOWLEDGE in layers:
-            found = await self._retrieval.search(
-                principal,
-                SearchQuery(
-                    query=query,
-                    top_k=want,
-                    mode=SearchMode.HYBRID,
-                    expand_connections=False,
-                    embedding=vector,
-                ),
-            )
-            note_ids += [hit["node"]["id"] for hit in found["hits"]]
-        if Layer.MEMORY in layers:
-            recalled = await self._insights.recall(principal, query, limit=want, topics=0, vector=vector)
-            insight_ids += [insight["id"] for insight in recalled["insights"]]
-        if Layer.DOCS in layers and principal.scope is None:  # a scoped key sees its notes only
-            rows = await self._db.read(
-                "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want,
-                validAt=millis_now(),
-            )  # fmt: skip
-            for row in rows:
-                (doc_ids if row["what"] == "agentDoc" else note_ids).append(row["id"])
+        found = await asyncio.gather(  # each layer's candidates, read side by side
+            self._notes(principal, query, vector, want) if Layer.KNOWLEDGE in layers else _nothing(),
+            self._insights_found(principal, query, vector, want) if Layer.MEMORY in layers else _nothing(),
+            self._docs(principal, vector, want) if Layer.DOCS in layers else _nothing(),
+        )
+        note_ids = [i for what, i in found[0] + found[2] if what == "note"]
+        insight_ids = [i for _, i in found[1]]
+        doc_ids = [i for what, i in found[2] if what == "agentDoc"]
         rows = await self._db.read(
             "queries/project/unified_scores", userId=principal.user_id, vector=vector,
             noteIds=sorted(set(note_ids)), insightIds=insight_ids, docIds=doc_ids,
@@ -99,6 +83,40 @@ class UnifiedSearch:
         for r in results:
             r["score"] = round(cosine_from_score(r["score"]), 4)
         return {"query": query, "layers": [layer.value for layer in layers], "results": results[:top_k]}
+
+    async def _notes(
+        self, principal: Principal, query: str, vector: list[float], want: int
+    ) -> list[tuple[str, str]]:
+        """Knowledge's candidates, by its hybrid search."""
+        found = await self._retrieval.search(
+            principal,
+            SearchQuery(
+                query=query, top_k=want, mode=SearchMode.HYBRID, expand_connections=False, embedding=vector
+            ),
+        )
+        return [("note", hit["node"]["id"]) for hit in found["hits"]]
+
+    async def _insights_found(
+        self, principal: Principal, query: str, vector: list[float], want: int
+    ) -> list[tuple[str, str]]:
+        """Memory's candidates, by insight recall."""
+        recalled = await self._insights.recall(principal, query, limit=want, topics=0, vector=vector)
+        return [("insight", insight["id"]) for insight in recalled["insights"]]
+
+    async def _docs(self, principal: Principal, vector: list[float], want: int) -> list[tuple[str, str]]:
+        """Docs' candidates, exactly: agents' docs and notes that are project context (none
+        for a scoped key, which sees its notes only)."""
+        if principal.scope is not None:
+            return []
+        rows = await self._db.read(
+            "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want,
+            validAt=millis_now(),
+        )  # fmt: skip
+        return [("agentDoc" if row["what"] == "agentDoc" else "note", row["id"]) for row in rows]
+
+
+async def _nothing() -> list[tuple[str, str]]:
+    return []
 
 
 def _layer(row: dict[str, Any]) -> Layer:

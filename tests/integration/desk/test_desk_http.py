@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 import httpx
 
 from graph.core.principals import Role, Scope
-from tests.integration.conftest import Caller, MakeCaller
+from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
 from tests.support.servers import ApiProcess
 
 
@@ -82,6 +82,36 @@ async def test_a_scoped_persons_desk_reaches_only_its_scope(api: ApiProcess, mak
         refused = await client.post(f"/desk/notes/out-{t}/delete", data={"csrf": csrf})
         assert refused.status_code == 404
     assert (await person.http.get(f"/v1/knowledge/out-{t}")).status_code == 200
+
+
+async def test_each_proposal_is_shown_against_what_stands_in_its_own_note(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    t = uuid.uuid4().hex[:6]
+    texts = {
+        "kept": "Billing retries a failed charge three times.",
+        "gone": "The staging cluster is rebuilt every Sunday night.",
+        "third": "Support answers tickets in English and Dutch.",
+    }
+    held = {
+        n: (await correct_and_propose(person, agent, f"{n}-{t}", text))["proposal"]
+        for n, text in texts.items()
+    }
+    assert (await person.http.delete(f"/v1/knowledge/gone-{t}")).status_code == 204
+    async with desk_of(api, person) as (client, _):
+        inbox = (await client.get("/desk/inbox")).text
+    assert "3 proposals" in inbox
+    cards = {n: re.search(rf'id="proposal-{p}"(.*?)</li>', inbox, re.S) for n, p in held.items()}
+    assert all(cards.values()), inbox[:2000]
+    # What stands in each note is the person's correction, read for all of them at once; the
+    # deleted note has nothing standing, and no other card borrows another note's text.
+    for name in ("kept", "third"):
+        card = cards[name].group(1)  # type: ignore[union-attr]
+        assert "Corrected:" in card and texts[name].split()[1] in card and f"/desk/notes/{name}-{t}" in card
+    gone = cards["gone"].group(1)  # type: ignore[union-attr]
+    assert "Corrected:" not in gone and "/desk/notes/" not in gone
 
 
 async def test_a_note_archived_restored_deleted_and_brought_back(
