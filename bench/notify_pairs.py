@@ -3,12 +3,13 @@ precision and recall per user, on the calibration half and the held-out half, be
 method before it (a fixed cosine, 0.76 for bge-small), in one run.
 
 The yardstick (``bench/data/notify_pairs.json``, hand-written): four users (a backend, a
-frontend, a data and a platform engineer) each hold 24-25 software-project threads of 2-4
-messages, and record 8-9 decisions (title, context, decision, consequences, tags). Each
-decision is paired with every thread of its user: 808 pairs, 67 related (the threads the
-decision affects), 22 of the unrelated ones near misses that share its words but not its
+frontend, a data and a platform engineer) each hold 31-34 software-project threads of 2-4
+messages, and record 10-11 decisions (title, context, decision, consequences, tags). Each
+decision is paired with every thread of its user: 1,331 pairs, 91 related (the threads the
+decision affects), 31 of the unrelated ones near misses that share its words but not its
 meaning (a Postgres meetup talk beside "Use PostgreSQL for all services"). Decisions
-alternate between the calibration half and the held-out half.
+alternate between the calibration half and the held-out half. (Until 2026-12-02, third
+pass: 24-25 threads and 8-9 decisions per user, 808 pairs, 67 related, 22 near misses.)
 
 On a private Neo4j with the API in its own process (:func:`bench.corpus.private_api`), every
 user's threads and messages are posted, their insights extracted (the offline rule
@@ -21,6 +22,9 @@ Beside it, in the same run and on the vectors the service stored:
 
 * **before**: the method this replaced: a thread is told when its gist or an insight is at
   least ``notify_floor`` similar to the decision's own vector (title and decision);
+* **without the parts**: the method now with the decision's parts left out (its note and
+  each consequence, :func:`graph.project.notify.decision_texts`), at the default and at the
+  standing its own calibration half chooses;
 * **the calibration sweep**: the standing (``CTXNET_DECISION_NOTIFY_STANDING``) chosen on
   the calibration half (the weakest user against the goal, precision 0.95 and recall 0.80,
   then everyone; a tie goes to the lower standing): the arithmetic of
@@ -38,6 +42,7 @@ that reads them, raw.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import statistics
 import sys
@@ -68,7 +73,7 @@ THREADS = """
 MATCH (t:Thread) WHERE t.userId = $userId
 CALL (t) {
   MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id
-  WITH i ORDER BY i.extractedAt DESC LIMIT $insights
+  WITH i ORDER BY i.extractedAt DESC, i.id DESC LIMIT $insights
   WITH i WHERE i.embedding IS NOT NULL
   RETURN collect(i.embedding) AS insights
 }
@@ -139,16 +144,22 @@ def unit(vectors: list[Any]) -> np.ndarray:
     return normalised
 
 
+Swept = dict[float, dict[str, set[str]]]
+
+
 def replay(
     stored: dict[str, Any], user: dict[str, Any], config: NotifyConfig, sides: dict[str, np.ndarray]
-) -> tuple[dict[str, set[str]], dict[float, dict[str, set[str]]]]:
+) -> tuple[dict[str, set[str]], Swept, Swept]:
     """The method before (a fixed cosine to the decision's own vector), and the method now at
-    each standing of :data:`SWEEP`, on the vectors the service stored."""
+    each standing of :data:`SWEEP`, with and without the decision's parts, on the vectors the
+    service stored."""
     gists, insights, texts = stored["gists"], stored["insights"], stored["texts"]
     before: dict[str, set[str]] = {}
-    swept: dict[float, dict[str, set[str]]] = {s: {} for s in SWEEP}
+    swept: Swept = {s: {} for s in SWEEP}
+    bare: Swept = {s: {} for s in SWEEP}
     for d in user["decisions"]:
-        own, about, why = stored["decisions"][d["id"]], sides[d["id"]][0], sides[d["id"]][1]
+        own, about, why, *consequences = stored["decisions"][d["id"]], *sides[d["id"]][1:]
+        parts = [own, *consequences]
         before[d["id"]] = set()
         candidates = []
         for thread_id, gist in gists.items():
@@ -157,18 +168,24 @@ def replay(
             best = [max(g, i) if i is not None else g for g, i in zip(found, near, strict=False)]
             if best[0] >= notify_floor(Settings()):  # before: every insight counted; here the newest
                 before[d["id"]].add(thread_id)
-            candidates.append(notifying.Candidate(thread_id, best[1], found[2], found[1], near[1]))
-        base = notifying.standings(candidates, notifying.Rule(config.min_similarity, 0.0, config.prior_mean))
-        closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
+            part = max(float(gist @ v) for v in parts)
+            candidates.append(
+                notifying.Candidate(thread_id, best[1], found[2], found[1], near[1], False, part)
+            )
         terms = notifying.decision_terms(d["title"], d["decision"], d["consequences"], d["tags"])
         gone = notifying.replaced_terms(d["title"], d["decision"], d["consequences"])
-        read = {tid: texts[tid] for tid in closest}
-        shared, events = notifying.shared_terms(terms, read, gone), notifying.event_threads(read)
-        for standing in SWEEP:
-            rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
-            chosen = notifying.choose(candidates, rule, shared, config.max_threads, base, gone, events)
-            swept[standing][d["id"]] = {t.thread_id for t in chosen}
-    return before, swept
+        without = [dataclasses.replace(c, part=None) for c in candidates]
+        for into, these in ((swept, candidates), (bare, without)):
+            rule = notifying.Rule(config.min_similarity, 0.0, config.prior_mean)
+            base = notifying.standings(these, rule)
+            closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
+            read = {tid: texts[tid] for tid in closest}
+            shared, events = notifying.shared_terms(terms, read, gone), notifying.event_threads(read)
+            for standing in SWEEP:
+                rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
+                chosen = notifying.choose(these, rule, shared, config.max_threads, base, gone, events)
+                into[standing][d["id"]] = {t.thread_id for t in chosen}
+    return before, swept, bare
 
 
 def gist_texts(driver: Any, user: str) -> dict[str, str]:
@@ -183,7 +200,8 @@ def gist_texts(driver: Any, user: str) -> dict[str, str]:
 def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any]:
     """Server time of recording a decision for a user with :data:`SCALE_THREADS` recent threads
     of :data:`SCALE_INSIGHTS` insights each (clustered synthetic vectors, as
-    :mod:`bench.project` writes them), beside the statement that reads them, raw."""
+    :mod:`bench.project` writes them), beside the statement that reads them, raw (and that
+    statement without the decision's parts, as before)."""
     user = "bench-notify-scale"
     corpus = Corpus(seed=SCALE_THREADS)
     topics, _ = corpus.notes(SCALE_THREADS)
@@ -191,7 +209,7 @@ def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any
                  SCALE_INSIGHTS, embedder.model_id)  # fmt: skip
     key = asyncio.run(user_key(local.settings, user))
     query = cypher_text("queries/project/decision_threads")
-    record, raw = [], []
+    record, raw, raw_before = [], [], []
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client:
         for n in range(SCALE_RUNS + 2):
             title, body, context, consequences = (
@@ -207,25 +225,24 @@ def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any
             answer = client.post("/v1/decisions", json=decision)
             answer.raise_for_status()
             texts = notifying.decision_texts(title, body, consequences, context)
-            _, about, why = asyncio.run(embedder.embed(texts))
-            t0 = time.perf_counter()
-            driver.execute_query(
-                query,
-                userId=user,
-                about=about,
-                why=why,
-                windowSeconds=30 * 86_400,
-                scan=SCAN_THREADS,
-                insights=SCAN_INSIGHTS,
-                agents=[],
-            )
+            note, about, why, *each = [asyncio.run(embedder.embed([t]))[0] for t in texts]
+            took = []
+            for parts in ([note, *each], []):  # the read now, and without the parts (before)
+                t0 = time.perf_counter()
+                driver.execute_query(
+                    query, userId=user, about=about, why=why, windowSeconds=30 * 86_400,
+                    scan=SCAN_THREADS, insights=SCAN_INSIGHTS, agents=[], parts=parts,
+                )  # fmt: skip
+                took.append(time.perf_counter() - t0)
             if n >= 2:  # two warm-up rounds
                 record.append(server_seconds(answer))
-                raw.append(time.perf_counter() - t0)
+                raw.append(took[0])
+                raw_before.append(took[1])
     return {
         "threads": SCALE_THREADS, "insights": SCALE_THREADS * SCALE_INSIGHTS,
         "recordMsP50": round(statistics.median(record) * 1000, 1),
         "readMsP50": round(statistics.median(raw) * 1000, 1),
+        "readWithoutPartsMsP50": round(statistics.median(raw_before) * 1000, 1),
     }  # fmt: skip
 
 
@@ -241,7 +258,8 @@ def main(noise: int | None = None) -> dict[str, Any]:
     why: dict[str, list[dict[str, Any]]] = {}
     spent: list[float] = []
     before: dict[str, set[str]] = {}
-    swept: dict[float, dict[str, set[str]]] = {s: {} for s in SWEEP}
+    swept: Swept = {s: {} for s in SWEEP}
+    bare: Swept = {s: {} for s in SWEEP}
     with private_api("ctxnet-bench-notify-", "bench-notify-" + users[0]["id"], timeout=120) as (
         local,
         first,
@@ -290,30 +308,33 @@ def main(noise: int | None = None) -> dict[str, Any]:
                 rows = driver.execute_query(DECISIONS, userId=user, ids=ids).records
                 stored[u["id"]]["decisions"] = {r["id"]: unit([r["v"]])[0] for r in rows}
                 sides = {}
-                for d in u["decisions"]:  # as the service embeds them: one call, the note first
+                for d in u["decisions"]:  # as the service embeds them: each text alone, the note first
                     texts = notifying.decision_texts(
                         d["title"], d["decision"], d["consequences"], d["context"]
                     )
-                    sides[d["id"]] = unit(asyncio.run(embedder.embed(texts))[1:])
-                was, now = replay(stored[u["id"]], u, config, sides)
+                    sides[d["id"]] = unit([asyncio.run(embedder.embed([t]))[0] for t in texts])
+                was, now, without = replay(stored[u["id"]], u, config, sides)
                 before |= was
                 for standing in SWEEP:
                     swept[standing] |= now[standing]
+                    bare[standing] |= without[standing]
             at_scale = cost(local, driver, base_url, embedder)
         finally:
             for client in clients.values():
                 client.close()
     replayed = {s: report(swept[s], users) for s in SWEEP}
+    replayed_bare = {s: report(bare[s], users) for s in SWEEP}
 
     def against_goal(f: dict[str, Any]) -> float:  # precision 0.95 and recall 0.80: 1.0 meets both
         return float(min((f["precision"] or 0) / 0.95, (f["recall"] or 0) / 0.80))
 
-    def calibrated(s: float) -> tuple[float, float, float]:
+    def calibrated(s: float, swept: dict[float, Any] = replayed) -> tuple[float, float, float]:
         """On the calibration half only: the weakest user, then everyone, then the lower standing."""
-        half = replayed[s]["calibration"]
+        half = swept[s]["calibration"]
         return (min(against_goal(f) for f in half.values()), against_goal(half["all"]), -s)
 
     chosen = max(SWEEP, key=calibrated)
+    chosen_bare = max(SWEEP, key=lambda s: calibrated(s, replayed_bare))
     result: dict[str, Any] = {
         "pairs": sum(len(u["threads"]) * len(u["decisions"]) for u in users),
         "related": sum(len(d["related"]) for u in users for d in u["decisions"]),
@@ -324,6 +345,10 @@ def main(noise: int | None = None) -> dict[str, Any]:
             "standing": config.standing, "minSimilarity": config.min_similarity, **report(after, users),
         },
         "replayedAtDefault": replayed.get(config.standing),
+        "withoutParts": {
+            "atDefault": replayed_bare.get(config.standing),
+            "chosenStanding": chosen_bare, "atChosen": replayed_bare[chosen_bare],
+        },
         "calibration": {
             "chosenStanding": chosen,
             "atChosen": replayed[chosen],
@@ -344,6 +369,15 @@ def main(noise: int | None = None) -> dict[str, Any]:
             )
             print(f"{name:6} {half:11} {line}")
     print(f"chosen standing on the calibration half: {chosen}; default {config.standing}")
+    for name, swept_figures, at in (
+        ("now", replayed, chosen), ("without parts", replayed_bare, chosen_bare),
+        ("without parts", replayed_bare, config.standing),
+    ):  # fmt: skip
+        for half in ("calibration", "heldOut", "both"):
+            line = "  ".join(
+                f"{who} P{f['precision']} R{f['recall']}" for who, f in swept_figures[at][half].items()
+            )
+            print(f"replayed {name} at {at} {half:11} {line}")
     print(f"record p50 {result['recordMs']['p50']} ms on {machine()['cpu']} -> {path}")
     print(f"at scale: {at_scale}")
     return result

@@ -5,10 +5,12 @@ messages, by which a new architectural decision finds the conversations it may a
 A thread gets its topic's vector when it is created. After messages are appended, the
 gist is refreshed **off the write path**: the append only marks the thread, and a
 background task of the process, every ``delay`` seconds, embeds the gists of the threads
-marked meanwhile in one embedder call and stores them under each user's write gate. So an
-agent appending messages never waits for the embedder, and a burst of appends to one thread
-costs one embedding. A gist is stored only if the thread holds the messages it was read
-from; a thread that got one since (an append, a decision's notice) is marked again.
+marked meanwhile and stores them under each user's write gate. So an agent appending
+messages never waits for the embedder, and a burst of appends to one thread costs one
+embedding. Each gist is embedded alone: its vector depends on its text only, never on which
+other threads were marked in the same round. A gist is stored only if the thread holds the
+messages it was read from; a thread that got one since (an append, a decision's notice) is
+marked again.
 ``embeddedSeq`` says up to which message a thread's gist is; a refresh lost to a shutdown
 is made at the thread's next append, and ``ctxnet db reembed`` makes every missing one.
 
@@ -92,7 +94,10 @@ class ThreadGists:
                 rows = await self._db.read("queries/conversations/thread_gist_text", userId=user_id, ids=ids)
                 if not rows:
                     continue
-                vectors = await self._embedder.embed([r["text"] for r in rows])
+                # One text per call: bge-small's int8 model scales activations per batch, so
+                # a gist embedded beside other pending gists would move with whatever else was
+                # marked in the same round, and a decision's notices with it.
+                vectors = [v for r in rows for v in await self._embedder.embed([r["text"]])]
                 gists = [
                     {"id": r["id"], "text": r["text"], "seq": r["seq"], "embedding": v}
                     for r, v in zip(rows, vectors, strict=True)

@@ -181,16 +181,16 @@ class ProjectContextService:
             "proposedByAgent": proposer.get("agentId") if proposer else None,
         }  # fmt: skip
         texts = [f"{entry.title}\n{entry.body}"]  # the note's own vector (search)
-        if entry.kind is ProjectKind.DECISION:  # and what it decides, and why (the threads it affects)
+        if entry.kind is ProjectKind.DECISION:  # what it decides, why, its parts (the threads it affects)
             texts = notifying.decision_texts(entry.title, entry.body, entry.consequences, entry.context or "")
-        [vector, *sides] = await self._embedder.embed(texts)  # before the gate
+        vectors = [v for t in texts for v in await self._embedder.embed([t])]  # before the gate; alone
         threads: list[dict[str, Any]] = []
         known: list[str] = []
         if entry.kind is ProjectKind.DECISION:
             known = await self._known_agents(principal)
             if self._notify.max_threads:
                 terms = notifying.decision_words(entry.title, entry.body, entry.consequences, entry.tags)
-                threads = await self._affected_threads(principal, sides, terms, agents)
+                threads = await self._affected_threads(principal, vectors, terms, agents)
         fields = {
             "kind": entry.kind.value,
             "context": entry.context,
@@ -250,7 +250,7 @@ class ProjectContextService:
                 NewNote(
                     title=entry.title, content=entry.body, type=entry.kind.note_type,
                     source=entry.kind.note_source, confidence=1.0, tags=entry.tags, id=entry_id,
-                    embedding=vector, dedupe=False,
+                    embedding=vectors[0], dedupe=False,
                 )
             ],
             batch=False,
@@ -312,19 +312,19 @@ class ProjectContextService:
             )
 
     async def _affected_threads(
-        self, principal: Principal, sides: list[list[float]], terms: notifying.Terms, agents: list[str]
+        self, principal: Principal, vectors: list[list[float]], terms: notifying.Terms, agents: list[str]
     ) -> list[dict[str, Any]]:
         """The threads a decision may affect, sessions first, then those that stand out most
-        (read before the write; a thread started meanwhile is not told). ``sides``: the
-        vectors of what the decision decides and of why; ``terms``: its words."""
-        user, (about, why) = principal.user_id, sides
+        (read before the write; a thread started meanwhile is not told). ``vectors``: the
+        vectors of :func:`notifying.decision_texts`, in its order; ``terms``: its words."""
+        user, (note, about, why, *consequences) = principal.user_id, vectors
         rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[notifying.Candidate], list[Row]]:
             rows = await run_rows(
                 tx, "queries/project/decision_threads", userId=user, about=about, why=why,
                 windowSeconds=int(self._notify.window_days * 86_400), scan=SCAN_THREADS,
-                insights=SCAN_INSIGHTS, agents=agents,
+                insights=SCAN_INSIGHTS, agents=agents, parts=[note, *consequences],
             )  # fmt: skip
             candidates = [notifying.candidate(r) for r in rows]
             base = notifying.standings(candidates, rule)

@@ -1,10 +1,14 @@
 """Which of a user's conversations hear of a new decision: the arithmetic, without the database
 (:mod:`graph.project.context` reads the inputs and writes the notices).
 
-A decision is compared with each of the user's recently active threads twice: by **what it
-decides** (title, decision, consequences and context) and by **why** (title and context; a
-thread about the problem it settles is affected too): its gist's cosine (topic and latest
-messages), and for what it decides its closest recent insight's, when that is higher.
+A decision is compared with each of the user's recently active threads three ways: by **what
+it decides** (title, decision, consequences and context), by **why** (title and context; a
+thread about the problem it settles is affected too), and by **each part** (the decision,
+and each consequence with the title, one vector each: a thread about one consequence is
+affected even when the rest of the decision is not its subject): its gist's cosine (topic
+and latest messages), and for what it decides its closest recent insight's, when that is
+higher; for the parts, the best of the gist's cosines to any of them. Each text is embedded
+alone (:func:`decision_texts`), so its vector does not depend on what it was embedded beside.
 
 Cosines alone do not tell related threads from unrelated ones: bge-small puts unrelated
 software threads at 0.45-0.70 and related ones at 0.55-0.90. But within one user's
@@ -13,7 +17,7 @@ threads, the few a decision affects stand out from the rest. So a thread is told
 * its cosine is at least ``min_similarity`` (clearly about the same thing, whoever else
   the user talks to), or
 * it **stands out** among the user's threads: its cosine, in standard deviations above the
-  mean of the user's threads (the better of the two comparisons), plus :data:`TERM_BONUS`
+  mean of the user's threads (the best of the three comparisons), plus :data:`TERM_BONUS`
   for each named technology or tag it shares with the decision that few of the user's
   closest threads mention (at most :data:`MAX_TERMS`), plus :data:`REPLACED_BONUS` when it
   mentions a technology the decision replaces (``MySQL`` in "migrate billing off MySQL"),
@@ -95,10 +99,12 @@ def words(text: str) -> set[str]:
 
 
 def decision_texts(title: str, body: str, consequences: Sequence[str], context: str) -> list[str]:
-    """What a decision is embedded as, in one embedder call: its note (title and decision, for
-    search), what it decides (with its consequences and context), and why (title and context)."""
+    """What a decision is embedded as, each text alone: its note (title and decision, for
+    search, and the first of its parts), what it decides (with its consequences and context),
+    why (title and context), then each consequence with the title (its other parts)."""
     then = "".join(f"\n{c}" for c in consequences)
-    return [f"{title}\n{body}", f"{title}\n{body}{then}\n{context}", f"{title}\n{context}"]
+    parts = [f"{title}\n{c}" for c in consequences]
+    return [f"{title}\n{body}", f"{title}\n{body}{then}\n{context}", f"{title}\n{context}", *parts]
 
 
 def decision_terms(title: str, body: str, consequences: Iterable[str], tags: Iterable[str]) -> set[str]:
@@ -163,7 +169,8 @@ class Spread:
 class Candidate:
     """One of the user's threads as the decision sees it. ``about`` and ``why``: its cosines
     with what the decision decides and with why (``None``: it has no gist vector yet);
-    ``gist``/``insight``: the parts of ``about``."""
+    ``gist``/``insight``: the parts of ``about``; ``part``: its gist's best cosine to the
+    decision's parts (``None``: not compared)."""
 
     thread_id: str
     about: float | None = None
@@ -171,15 +178,18 @@ class Candidate:
     gist: float | None = None
     insight: float | None = None
     by_session: bool = False
+    part: float | None = None
 
 
 def candidate(row: Mapping[str, Any]) -> Candidate:
     """A thread as ``cypher/queries/project/decision_threads.cypher`` reads it: what the
     decision decides against the better of its gist and its closest insight; why against
-    its gist."""
+    its gist; its parts against its gist."""
     gist, insight = row["gistAbout"], row["insightAbout"]
     about = gist if insight is None or (gist is not None and gist >= insight) else insight
-    return Candidate(str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]))
+    return Candidate(
+        str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]), row["gistPart"]
+    )
 
 
 @dataclass(frozen=True)
@@ -218,17 +228,19 @@ class Told:
 
 
 def standings(candidates: Sequence[Candidate], rule: Rule) -> dict[str, float]:
-    """Each thread's standing among the user's threads (the better of the two comparisons),
-    before named terms; threads without a vector have none."""
+    """Each thread's standing among the user's threads (the best of the comparisons), before
+    named terms; threads without a vector have none."""
     about = Spread.of(c.about for c in candidates)
     why = Spread.of(c.why for c in candidates)
+    part = Spread.of(c.part for c in candidates)
     found = {}
     for c in candidates:
         if c.about is None or c.why is None:
             continue
-        found[c.thread_id] = max(
-            about.standing(c.about, rule.prior_mean), why.standing(c.why, rule.prior_mean)
-        )
+        best = max(about.standing(c.about, rule.prior_mean), why.standing(c.why, rule.prior_mean))
+        if c.part is not None:
+            best = max(best, part.standing(c.part, rule.prior_mean))
+        found[c.thread_id] = best
     return found
 
 

@@ -5,8 +5,10 @@
 // gist (topic and latest messages, graph/conversations/gists.py) to what the decision decides
 // ($about) and to why ($why), and of the closest of its $insights newest insights (those with a
 // vector; filtered after the limit, so the vectors of older insights are never loaded) to what it
-// decides; and the threads that a session of one of the decision's own $agents is about. A
-// thread without a gist vector has no cosines.
+// decides (the newest first, then by id: insights of one extraction share their time); the best
+// cosine of its gist to any of the decision's $parts (the decision, and each consequence); and
+// the threads that a session of one of the decision's own $agents is about. A thread without a
+// gist vector has no cosines.
 CALL () {
   MATCH (t:Thread)
   WHERE t.userId = $userId AND t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
@@ -14,21 +16,25 @@ CALL () {
   WITH t ORDER BY t.updatedAt DESC LIMIT $scan
   CALL (t) {
     MATCH (i:Insight) WHERE i.userId = $userId AND i.threadId = t.id
-    WITH i ORDER BY i.extractedAt DESC LIMIT $insights
+    WITH i ORDER BY i.extractedAt DESC, i.id DESC LIMIT $insights
     WITH i WHERE i.embedding IS NOT NULL
     RETURN max(2 * vector.similarity.cosine(i.embedding, $about) - 1) AS insightAbout
+  }
+  CALL (t) {
+    UNWIND $parts AS part
+    RETURN max(2 * vector.similarity.cosine(t.embedding, part) - 1) AS gistPart
   }
   RETURN t.id AS id,
          2 * vector.similarity.cosine(t.embedding, $about) - 1 AS gistAbout,
          2 * vector.similarity.cosine(t.embedding, $why) - 1 AS gistWhy,
-         insightAbout, false AS bySession
+         insightAbout, gistPart, false AS bySession
   UNION ALL
   UNWIND $agents AS agent
   MATCH (s:Session) WHERE s.userId = $userId AND s.agentId = agent AND s.startedAt IS NOT NULL
   MATCH (s)-[:ABOUT]->(t:Thread)
   WHERE t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
   RETURN DISTINCT t.id AS id, null AS gistAbout, null AS gistWhy, null AS insightAbout,
-         true AS bySession
+         null AS gistPart, true AS bySession
 }
 RETURN id, max(gistAbout) AS gistAbout, max(gistWhy) AS gistWhy, max(insightAbout) AS insightAbout,
-       max(bySession) AS bySession
+       max(gistPart) AS gistPart, max(bySession) AS bySession

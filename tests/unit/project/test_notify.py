@@ -21,6 +21,7 @@ from graph.project.notify import (
     candidate,
     choose,
     decision_terms,
+    decision_texts,
     decision_words,
     event_threads,
     named_terms,
@@ -120,9 +121,23 @@ def test_other_threads_of_the_user_decide_not_the_number_of_them() -> None:
 
 
 def test_a_row_becomes_a_candidate_and_a_told_thread_its_why() -> None:
-    row = {"id": "t", "gistAbout": 0.62, "gistWhy": 0.55, "insightAbout": 0.71, "bySession": False}
-    assert candidate(row) == Candidate("t", 0.71, 0.55, gist=0.62, insight=0.71)
-    bare = {"id": "s", "gistAbout": None, "gistWhy": None, "insightAbout": None, "bySession": True}
+    row = {
+        "id": "t",
+        "gistAbout": 0.62,
+        "gistWhy": 0.55,
+        "insightAbout": 0.71,
+        "gistPart": 0.6,
+        "bySession": False,
+    }
+    assert candidate(row) == Candidate("t", 0.71, 0.55, gist=0.62, insight=0.71, part=0.6)
+    bare = {
+        "id": "s",
+        "gistAbout": None,
+        "gistWhy": None,
+        "insightAbout": None,
+        "gistPart": None,
+        "bySession": True,
+    }
     assert candidate(bare) == Candidate("s", by_session=True)
     [told] = choose([candidate(row)], Rule(0.7, 2.1, 0.54), {"t": ["kafka"]}, limit=5)
     assert told.view() == {
@@ -185,3 +200,29 @@ def test_replaced_terms_lift_and_events_drop() -> None:
     assert at_club.standing == pytest.approx(
         round(standings([*crowd, club], RULE)["club"] - EVENT_PENALTY, 3)
     )
+
+
+def test_a_decision_is_embedded_as_its_note_what_it_decides_why_and_its_parts() -> None:
+    texts = decision_texts(
+        "Use PostgreSQL", "All services use PostgreSQL.", ["Migrate billing.", "No MongoDB."], "Ctx"
+    )
+    assert texts == [
+        "Use PostgreSQL\nAll services use PostgreSQL.",
+        "Use PostgreSQL\nAll services use PostgreSQL.\nMigrate billing.\nNo MongoDB.\nCtx",
+        "Use PostgreSQL\nCtx",
+        "Use PostgreSQL\nMigrate billing.",
+        "Use PostgreSQL\nNo MongoDB.",
+    ]
+    assert len(decision_texts("T", "B", [], "")) == 3
+
+
+def test_a_thread_about_one_consequence_stands_out_by_its_part() -> None:
+    """Its cosine to the whole decision is the crowd's, to one consequence it is not: it stands
+    out on the parts' own spread; without the parts' cosines (``None``) it would not."""
+    crowd = [Candidate(f"t{i}", 0.50 + 0.01 * (i % 5), 0.50, part=0.48 + 0.01 * (i % 5)) for i in range(20)]
+    billing = Candidate("billing", 0.53, 0.50, part=0.66)
+    base = standings([*crowd, billing], RULE)
+    about_only = standings([*crowd, Candidate("billing", 0.53, 0.50)], RULE)
+    assert about_only["billing"] < RULE.standing <= base["billing"]
+    [told] = choose([*crowd, billing], RULE, {}, limit=50)
+    assert (told.thread_id, told.reason) == ("billing", "standsOut")
