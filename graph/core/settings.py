@@ -159,7 +159,7 @@ class Settings(BaseSettings):
         "embedder's own (docs/project.md, 'Which conversations hear of a decision').",
     )
     decision_notify_standing: float = Field(
-        default=2.1,
+        default=2.3,
         ge=0.0,
         le=10.0,
         description="How far a thread must stand out among the user's threads active within "

@@ -102,7 +102,7 @@ class NotifyConfig:
     ``prior_mean``: what an unrelated thread's cosine is on average (the embedder's)."""
 
     min_similarity: float = 0.76
-    standing: float = 2.1
+    standing: float = 2.3
     prior_mean: float = 0.54
     max_threads: int = 50
     window_days: float = 30.0
