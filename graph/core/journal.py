@@ -44,6 +44,9 @@ class Change:
     #: The vector of what the change removed and the model that made it (a note's delete
     #: keeps it, so an undo brings the note back without embedding it again).
     vector: tuple[list[float], str | None] | None = None
+    #: Fields the change restates as they stood: a person's word on what an agent wrote (a
+    #: confirmation), written as the person's though its value does not change.
+    confirms: frozenset[str] = frozenset()
 
 
 def _text(state: Any) -> str | None:
@@ -99,14 +102,14 @@ def inline(gated: Gated, principal: Principal, changes: Sequence[Change]) -> dic
 
 def written_fields(change: Change) -> list[str]:
     """The fields of its target a change writes: every field of what it creates, the fields
-    whose value it changes otherwise, none for a delete. Who wrote each field last is kept
+    whose value it changes (or it confirms) otherwise, none for a delete. Who wrote each field last is kept
     on the target from these (``personFields``, see ``queries/core/mutation_record``), so
     it holds however long the journal grows and whichever path wrote."""
     after = change.after
     if not isinstance(after, dict):
         return []
     before = change.before if isinstance(change.before, dict) else {}
-    return sorted(k for k, v in after.items() if k not in before or before[k] != v)
+    return sorted(k for k, v in after.items() if k not in before or before[k] != v or k in change.confirms)
 
 
 def _actor(principal: Principal) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from graph.core.principals import Principal
 from graph.core.values import iso_millis
 from graph.knowledge import corrections
 from graph.knowledge.edges import held_statuses, status_changes, statuses, would_flip
-from graph.knowledge.models import KnowledgeStatus, KnowledgeType, NotePatch, Proposed
+from graph.knowledge.models import NOTE_FIELDS, KnowledgeStatus, KnowledgeType, NotePatch, Proposed
 from graph.knowledge.note_states import (
     TEXT_FIELDS,
     patch_props,
@@ -73,7 +73,9 @@ class NoteEdits:
         The vector is computed before the gate (it is slow) from the text as read then; under
         the gate the note is read again, and if its text changed meanwhile the vector is
         computed anew, so a stored vector is always its own text's. A patch that changes
-        nothing writes nothing. A non-human patch of a field a person corrected is not
+        nothing writes nothing, but a person's patch that restates a field an agent wrote
+        confirms it: journaled, the field is the person's from then on (an agent's later
+        change of it is proposed). A non-human patch of a field a person corrected is not
         applied but proposed; a person's patch of agent-written fields is a correction.
         ``then`` runs in the same transaction with the ids of the mutations it journaled.
         ``ending``: the patch ends the note's validity, refused if it had ended by then.
@@ -161,7 +163,10 @@ class NoteEdits:
                 "validFrom",
                 field="validUntil",
             )
-        if not changed:  # nothing to write, nothing to journal
+        confirmed: set[str] = set()
+        if not corrections.is_agent(principal):  # a person's word on an agent's value
+            confirmed = (set(props) - set(changed)) & set(NOTE_FIELDS) & corrections.agent_written(now)
+        if not changed and not confirmed:  # nothing to write, nothing to journal
             if then is not None:
                 await then(gated, [])
             return {"node": note_view(now)}
@@ -202,17 +207,20 @@ class NoteEdits:
                 # The agent's text a person corrects away keeps its vector with the correction:
                 # an agent's later create of a twin of it becomes a proposal, as for a delete.
                 replaced = corrections.kept_vector(dict(snap["note"]), own)
-        await gated.run(
-            "queries/knowledge/note_update",
-            id=node_id,
-            props=changed,
-            label=KnowledgeType(changed["type"]).label if "type" in changed else None,
-            embedding=embedding if not unchanged else None,
-            embeddingModel=self._embedder.model_id,
-        )
-        before = {k: now.get(k) for k in changed}
+        if changed:
+            await gated.run(
+                "queries/knowledge/note_update",
+                id=node_id,
+                props=changed,
+                label=KnowledgeType(changed["type"]).label if "type" in changed else None,
+                embedding=embedding if not unchanged else None,
+                embeddingModel=self._embedder.model_id,
+            )
+        before = {k: now.get(k) for k in (*changed, *confirmed)}
+        after = {**changed, **{k: now.get(k) for k in confirmed}}
         [mutation_id] = await journal.record_many(gated, principal, [journal.Change(
-            "note.update", "Knowledge", node_id, before, changed, proposal_id=approving
+            "note.update", "Knowledge", node_id, before, after, proposal_id=approving,
+            confirms=frozenset(confirmed),
         )])  # fmt: skip
         if written & set(changed):
             await corrections.record(

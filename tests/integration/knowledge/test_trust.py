@@ -162,6 +162,35 @@ async def test_what_a_person_wrote_is_held_against_an_agents_update_delete_and_s
     assert (await agent.http.patch("/v1/knowledge/sla2", json={"confidence": 0.5})).status_code == 200
 
 
+async def test_a_person_who_restates_an_agents_value_makes_it_theirs(make_caller: MakeCaller) -> None:
+    """A person's PATCH of a field to the value it holds is their word on it (found by the
+    truth properties: a confirmation wrote nothing, so an agent could then delete the note or
+    flip its status with a supersedes edge)."""
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    for node_id in ("kept", "other"):
+        made = await agent.http.post("/v1/knowledge", json=fact(node_id, "Port", f"Port of {node_id}."))
+        assert made.status_code == 201
+    confirmed = await person.http.patch("/v1/knowledge/kept", json={"status": "active"})
+    assert confirmed.status_code == 200 and confirmed.json()["status"] == "active"
+    latest = await person.http.get("/v1/mutations", params={"targetId": "kept", "limit": 1})
+    [entry] = latest.json()["items"]
+    assert entry["op"] == "note.update" and entry["actor"]["role"] == "human"
+    assert entry["before"] == entry["after"] == {"status": "active"}
+    assert (await link(agent, "other", "supersedes", "kept")).status_code == 202
+    assert (await agent.http.patch("/v1/knowledge/kept", json={"status": "archived"})).status_code == 202
+    assert (await agent.http.delete("/v1/knowledge/kept")).status_code == 202
+    assert (await fields(person, "kept"))["status"] == "active"  # type: ignore[index]
+    # The agent's text is still the agent's: only what the person restated became theirs.
+    retitled = await agent.http.patch("/v1/knowledge/kept", json={"confidence": 0.4})
+    assert retitled.status_code == 200, retitled.text
+    # Restating what is already the person's writes nothing more.
+    again = await person.http.patch("/v1/knowledge/kept", json={"status": "active"})
+    assert again.status_code == 200
+    entries = (await person.http.get("/v1/mutations", params={"targetId": "kept"})).json()["items"]
+    assert [m["op"] for m in entries].count("note.update") == 2  # the confirmation and the confidence
+
+
 async def test_undoing_the_delete_of_a_decision_brings_back_a_decision(make_caller: MakeCaller) -> None:
     """Review #10: the snapshot is generic over what the node holds; the vector is kept."""
     person = await make_caller(Role.HUMAN)
