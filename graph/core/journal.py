@@ -102,9 +102,10 @@ def inline(gated: Gated, principal: Principal, changes: Sequence[Change]) -> dic
 
 def written_fields(change: Change) -> list[str]:
     """The fields of its target a change writes: every field of what it creates, the fields
-    whose value it changes (or it confirms) otherwise, none for a delete. Who wrote each field last is kept
-    on the target from these (``personFields``, see ``queries/core/mutation_record``), so
-    it holds however long the journal grows and whichever path wrote."""
+    whose value it changes or that it confirms otherwise, none for a delete. Who wrote each
+    field last is kept on the target from these (``personFields``, see
+    ``queries/core/mutation_record``), so it holds however long the journal grows and
+    whichever path wrote."""
     after = change.after
     if not isinstance(after, dict):
         return []
