@@ -29,7 +29,10 @@ Beside it, in the same run and on the vectors the service stored:
   the calibration half (the weakest user against the goal, precision 0.95 and recall 0.80,
   then everyone; a tie goes to the lower standing): the arithmetic of
   :mod:`graph.project.notify` replayed on every pair for each candidate value (it agrees with
-  the API at the default: ``replayedAtDefault``); the held-out half is only reported.
+  the API at the default: ``replayedAtDefault``); the held-out half is only reported;
+* **the ceiling per user** (``ceilingPerUser``): every pair ranked by the standing it
+  reaches, the best precision at a recall of 0.80 and the best recall at a precision of 0.95
+  that any line of that user's own could give (:func:`ceiling`).
 
 Last, the cost: recording a decision for a user with 2,000 recent threads (of which a
 decision reads the 500 most recent) of 10 insights each, server time, beside the statement
@@ -44,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import math
 import statistics
 import sys
 import time
@@ -145,18 +149,21 @@ def unit(vectors: list[Any]) -> np.ndarray:
 
 
 Swept = dict[float, dict[str, set[str]]]
+#: Each decision's threads with the standing they reach (with terms; ``inf``: told as similar).
+Scored = dict[str, list[tuple[float, str]]]
 
 
 def replay(
     stored: dict[str, Any], user: dict[str, Any], config: NotifyConfig, sides: dict[str, np.ndarray]
-) -> tuple[dict[str, set[str]], Swept, Swept]:
+) -> tuple[dict[str, set[str]], Swept, Swept, Scored]:
     """The method before (a fixed cosine to the decision's own vector), and the method now at
     each standing of :data:`SWEEP`, with and without the decision's parts, on the vectors the
-    service stored."""
+    service stored; and every thread's standing now, whatever the line."""
     gists, insights, texts = stored["gists"], stored["insights"], stored["texts"]
     before: dict[str, set[str]] = {}
     swept: Swept = {s: {} for s in SWEEP}
     bare: Swept = {s: {} for s in SWEEP}
+    scored: Scored = {}
     for d in user["decisions"]:
         own, about, why, *consequences = stored["decisions"][d["id"]], *sides[d["id"]][1:]
         parts = [own, *consequences]
@@ -185,7 +192,40 @@ def replay(
                 rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
                 chosen = notifying.choose(these, rule, shared, config.max_threads, base, gone, events)
                 into[standing][d["id"]] = {t.thread_id for t in chosen}
-    return before, swept, bare
+            if into is swept:
+                rule = notifying.Rule(config.min_similarity, -math.inf, config.prior_mean)
+                every = notifying.choose(these, rule, shared, len(these), base, gone, events)
+                scored[d["id"]] = [(_reached(t), t.thread_id) for t in every]
+    return before, swept, bare, scored
+
+
+def _reached(told: notifying.Told) -> float:
+    """The standing a thread reaches (``inf``: similar enough to be told at any line)."""
+    if told.reason == "similar" or told.standing is None:
+        return math.inf
+    return told.standing
+
+
+def ceiling(scored: Scored, users: list[dict[str, Any]]) -> dict[str, Any]:
+    """For each user, on both halves, what the best standing line of that user's own could
+    do: the best precision at a recall of 0.80 at least, and the best recall at a precision
+    of 0.95 at least (``None``: no line reaches it). The goal holds for a user only if one
+    line gives both; a user none can serve needs better scores, not a better line."""
+    out: dict[str, Any] = {}
+    for u in users:
+        rows = [
+            (score, tid in d["related"]) for d in u["decisions"] for score, tid in scored.get(d["id"], [])
+        ]
+        related = sum(len(d["related"]) for d in u["decisions"])
+        points = []
+        for line in sorted({score for score, _ in rows}):
+            told = [hit for score, hit in rows if score >= line]
+            points.append((sum(told) / len(told), sum(told) / related))
+        out[u["id"]] = {
+            "precisionAtRecall080": max((round(p, 3) for p, r in points if r >= 0.80), default=None),
+            "recallAtPrecision095": max((round(r, 3) for p, r in points if p >= 0.95), default=None),
+        }
+    return out
 
 
 def gist_texts(driver: Any, user: str) -> dict[str, str]:
@@ -260,6 +300,7 @@ def main(noise: int | None = None) -> dict[str, Any]:
     before: dict[str, set[str]] = {}
     swept: Swept = {s: {} for s in SWEEP}
     bare: Swept = {s: {} for s in SWEEP}
+    scored: Scored = {}
     with private_api("ctxnet-bench-notify-", "bench-notify-" + users[0]["id"], timeout=120) as (
         local,
         first,
@@ -313,7 +354,8 @@ def main(noise: int | None = None) -> dict[str, Any]:
                         d["title"], d["decision"], d["consequences"], d["context"]
                     )
                     sides[d["id"]] = unit([asyncio.run(embedder.embed([t]))[0] for t in texts])
-                was, now, without = replay(stored[u["id"]], u, config, sides)
+                was, now, without, scores = replay(stored[u["id"]], u, config, sides)
+                scored |= scores
                 before |= was
                 for standing in SWEEP:
                     swept[standing] |= now[standing]
@@ -349,6 +391,7 @@ def main(noise: int | None = None) -> dict[str, Any]:
             "atDefault": replayed_bare.get(config.standing),
             "chosenStanding": chosen_bare, "atChosen": replayed_bare[chosen_bare],
         },
+        "ceilingPerUser": ceiling(scored, users),
         "calibration": {
             "chosenStanding": chosen,
             "atChosen": replayed[chosen],
@@ -378,6 +421,7 @@ def main(noise: int | None = None) -> dict[str, Any]:
                 f"{who} P{f['precision']} R{f['recall']}" for who, f in swept_figures[at][half].items()
             )
             print(f"replayed {name} at {at} {half:11} {line}")
+    print(f"the best line of each user's own (both halves): {result['ceilingPerUser']}")
     print(f"record p50 {result['recordMs']['p50']} ms on {machine()['cpu']} -> {path}")
     print(f"at scale: {at_scale}")
     return result
