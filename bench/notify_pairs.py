@@ -61,7 +61,7 @@ from bench.common import machine, save
 from bench.corpus import Corpus, private_api, server_seconds, user_key
 from bench.project import load_threads
 from graph.core.cypher import cypher_text
-from graph.core.embeddings import build_embedder, notify_floor
+from graph.core.embeddings import build_embedder, embed_each, notify_floor
 from graph.core.settings import Settings
 from graph.project import notify as notifying
 from graph.project.context import SCAN_INSIGHTS, SCAN_THREADS, TEXT_THREADS, NotifyConfig
@@ -179,14 +179,12 @@ def replay(
             candidates.append(
                 notifying.Candidate(thread_id, best[1], found[2], found[1], near[1], False, part)
             )
-        terms = notifying.decision_terms(d["title"], d["decision"], d["consequences"], d["tags"])
-        gone = notifying.replaced_terms(d["title"], d["decision"], d["consequences"])
+        terms, gone = notifying.decision_words(d["title"], d["decision"], d["consequences"], d["tags"])
         without = [dataclasses.replace(c, part=None) for c in candidates]
         for into, these in ((swept, candidates), (bare, without)):
             rule = notifying.Rule(config.min_similarity, 0.0, config.prior_mean)
             base = notifying.standings(these, rule)
-            closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
-            read = {tid: texts[tid] for tid in closest}
+            read = {tid: texts[tid] for tid in notifying.closest(base, TEXT_THREADS)}
             shared, events = notifying.shared_terms(terms, read, gone), notifying.event_threads(read)
             for standing in SWEEP:
                 rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
@@ -305,6 +303,7 @@ def main(noise: int | None = None) -> dict[str, Any]:
         local,
         first,
         driver,
+        _,
     ):
         keys = {u["id"]: asyncio.run(user_key(local.settings, "bench-notify-" + u["id"])) for u in users}
         base_url = str(first.base_url)
@@ -353,7 +352,7 @@ def main(noise: int | None = None) -> dict[str, Any]:
                     texts = notifying.decision_texts(
                         d["title"], d["decision"], d["consequences"], d["context"]
                     )
-                    sides[d["id"]] = unit([asyncio.run(embedder.embed([t]))[0] for t in texts])
+                    sides[d["id"]] = unit(asyncio.run(embed_each(embedder, texts)))
                 was, now, without, scores = replay(stored[u["id"]], u, config, sides)
                 scored |= scores
                 before |= was

@@ -29,7 +29,7 @@ import logging
 from collections import defaultdict
 
 from graph.core.db import Database
-from graph.core.embeddings import Embedder
+from graph.core.embeddings import Embedder, embed_each
 from graph.core.gate import Gated, WriteGate
 
 log = logging.getLogger(__name__)
@@ -94,10 +94,9 @@ class ThreadGists:
                 rows = await self._db.read("queries/conversations/thread_gist_text", userId=user_id, ids=ids)
                 if not rows:
                     continue
-                # One text per call: bge-small's int8 model scales activations per batch, so
-                # a gist embedded beside other pending gists would move with whatever else was
-                # marked in the same round, and a decision's notices with it.
-                vectors = [v for r in rows for v in await self._embedder.embed([r["text"]])]
+                # Each alone: embedded beside the other pending gists, a gist would move with
+                # whatever else was marked in the same round, and a decision's notices with it.
+                vectors = await embed_each(self._embedder, [r["text"] for r in rows])
                 gists = [
                     {"id": r["id"], "text": r["text"], "seq": r["seq"], "embedding": v}
                     for r, v in zip(rows, vectors, strict=True)

@@ -164,6 +164,14 @@ class Embedder(Protocol):
         ...
 
 
+async def embed_each(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
+    """One vector per text, each text embedded alone: its vector depends on the text only.
+    bge-small's int8 model scales its activations once per batch, so a text embedded beside
+    others moves a little with them (cosine 0.995-0.997); where a figure must come out the
+    same every run (a thread's gist, what a decision is compared by), embed this way."""
+    return [vector for text in texts for vector in await embedder.embed([text])]
+
+
 def _package_dir(package: str) -> Path:
     """Folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(package)

@@ -56,8 +56,8 @@ from graph.conversations.models import NewMessage
 from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
 from graph.core import journal
-from graph.core.db import Database, Row, run_rows
-from graph.core.embeddings import Embedder, notify_floor, relevance_floor
+from graph.core.db import Database, run_rows
+from graph.core.embeddings import Embedder, embed_each, notify_floor, relevance_floor
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
@@ -183,7 +183,7 @@ class ProjectContextService:
         texts = [f"{entry.title}\n{entry.body}"]  # the note's own vector (search)
         if entry.kind is ProjectKind.DECISION:  # what it decides, why, its parts (the threads it affects)
             texts = notifying.decision_texts(entry.title, entry.body, entry.consequences, entry.context or "")
-        vectors = [v for t in texts for v in await self._embedder.embed([t])]  # before the gate; alone
+        vectors = await embed_each(self._embedder, texts)  # before the gate
         threads: list[dict[str, Any]] = []
         known: list[str] = []
         if entry.kind is ProjectKind.DECISION:
@@ -320,7 +320,7 @@ class ProjectContextService:
         user, (note, about, why, *consequences) = principal.user_id, vectors
         rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
 
-        async def work(tx: AsyncManagedTransaction) -> tuple[list[notifying.Candidate], list[Row]]:
+        async def work(tx: AsyncManagedTransaction) -> list[notifying.Told]:
             rows = await run_rows(
                 tx, "queries/project/decision_threads", userId=user, about=about, why=why,
                 windowSeconds=int(self._notify.window_days * 86_400), scan=SCAN_THREADS,
@@ -328,13 +328,12 @@ class ProjectContextService:
             )  # fmt: skip
             candidates = [notifying.candidate(r) for r in rows]
             base = notifying.standings(candidates, rule)
-            closest = sorted(base, key=lambda tid: (-base[tid], tid))[:TEXT_THREADS]
-            texts = await run_rows(tx, "queries/project/decision_thread_texts", userId=user, ids=closest)
-            return candidates, texts
+            closest = notifying.closest(base, TEXT_THREADS)
+            read = await run_rows(tx, "queries/project/decision_thread_texts", userId=user, ids=closest)
+            texts = {r["id"]: r["text"] for r in read}
+            return notifying.tell(candidates, rule, terms, texts, self._notify.max_threads, base)
 
-        candidates, texts = await self._db.read_tx(work)
-        read = {r["id"]: r["text"] for r in texts}
-        return [t.view() for t in notifying.tell(candidates, rule, terms, read, self._notify.max_threads)]
+        return [t.view() for t in await self._db.read_tx(work)]
 
     async def _known_agents(self, principal: Principal) -> list[str]:
         """Every agent of the project: those that ran a session or have docs, and those the

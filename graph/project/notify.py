@@ -303,12 +303,23 @@ def choose(
     return told[:limit]
 
 
+def closest(base: Mapping[str, float], limit: int) -> list[str]:
+    """The ``limit`` threads that stand highest before terms (``base``: :func:`standings`),
+    whose words are read for the terms they share with the decision."""
+    return sorted(base, key=lambda tid: (-base[tid], tid))[:limit]
+
+
 def tell(
-    candidates: Sequence[Candidate], rule: Rule, terms: Terms, texts: dict[str, str], limit: int
+    candidates: Sequence[Candidate],
+    rule: Rule,
+    terms: Terms,
+    texts: dict[str, str],
+    limit: int,
+    base: dict[str, float] | None = None,
 ) -> list[Told]:
     """:func:`choose` with the words of the closest threads read (``texts``: each one's gist
     text and insights, its topic first): the terms they share with the decision, and those
-    whose topic is an event."""
+    whose topic is an event. ``base``: the standings the closest were picked by, if known."""
     named, gone = terms
     shared = shared_terms(named, texts, gone)
-    return choose(candidates, rule, shared, limit, None, gone, event_threads(texts))
+    return choose(candidates, rule, shared, limit, base, gone, event_threads(texts))
