@@ -15,7 +15,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import numpy as np
@@ -27,6 +27,9 @@ from graph.core.db import Database
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.users import forget_user
+
+if TYPE_CHECKING:
+    from tests.support.servers import ApiProcess
 
 DIM = 384
 TOPICS = 200
@@ -86,9 +89,12 @@ async def user_key(settings: Settings, user: str) -> str:
 
 
 @contextmanager
-def private_api(prefix: str, user: str, timeout: float) -> Iterator[tuple[LocalNeo4j, httpx.Client, Driver]]:
+def private_api(
+    prefix: str, user: str, timeout: float
+) -> Iterator[tuple[LocalNeo4j, httpx.Client, Driver, ApiProcess]]:
     """A private Neo4j with the API in its own process: the runtime, an HTTP client with a
-    person's key for ``user``, and a driver straight to the database; all stopped afterwards."""
+    person's key for ``user``, a driver straight to the database, and the API's process (to
+    wait for after a restart of Neo4j); all stopped afterwards."""
     from tests.support.servers import ApiProcess
 
     with private_neo4j(prefix) as (settings, env, local):
@@ -108,7 +114,7 @@ def private_api(prefix: str, user: str, timeout: float) -> Iterator[tuple[LocalN
                     notifications_disabled_classifications=["UNRECOGNIZED"],
                 ) as driver,
             ):
-                yield local, client, driver
+                yield local, client, driver, api
         finally:
             api.stop()
 

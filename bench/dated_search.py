@@ -101,7 +101,7 @@ def main() -> None:
         with httpx.Client(base_url=args.url, headers=headers, timeout=600) as c:
             table = measure(c, questions)
     else:
-        with private_api("ctxnet-bench-dated-", USER, timeout=600) as (_, c, _):
+        with private_api("ctxnet-bench-dated-", USER, timeout=600) as (_, c, _, _):
             store(c, turns, valid_from=True)
             table = measure(c, questions)
     save("dated_search", {"questions": len(questions), "settings": table})

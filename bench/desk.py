@@ -23,7 +23,6 @@ import asyncio
 import json
 import re
 import sys
-import time
 from typing import Any
 
 import httpx
@@ -138,23 +137,10 @@ def measure(desk: httpx.Client, paths: dict[str, str], runs: int) -> dict[str, A
     return out
 
 
-def ready(client: httpx.Client, timeout: float = 120.0) -> None:
-    """Wait until the API answers ready again (its driver reconnected to Neo4j)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if client.get("/ready").status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1.0)
-    raise RuntimeError("the API did not answer ready after Neo4j restarted")
-
-
 def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
     corpus = Corpus(seed=scale)
     user = f"bench-{scale}-desk"
-    with private_api("ctxnet-bench-desk-", user, timeout=600) as (local, client, _):
+    with private_api("ctxnet-bench-desk-", user, timeout=600) as (local, client, _, api):
         _, _, rate = api_load(client, corpus, "n", scale)
         settled = settle(local)  # the vector index caught up, before anything searches
         key = str(client.headers["Authorization"]).split()[1]
@@ -178,7 +164,7 @@ def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
             }
             local.stop()  # Neo4j merges its indexes' segments when it closes them
             local.start()
-            ready(client)
+            api.wait_ready()
             figures["vector_segments_after_restart"] = vector_segments(local)
             figures["pages_after_restart"] = measure(desk, pages(corpus.vocab[3][7]), runs)
         finally:

@@ -145,7 +145,7 @@ def clients(
         ):
             yield s, o
         return
-    with private_api("ctxnet-bench-findings-", "bench-findings-oracle", timeout=600) as (local, o, _):
+    with private_api("ctxnet-bench-findings-", "bench-findings-oracle", timeout=600) as (local, o, _, _):
         secret = asyncio.run(user_key(local.settings, "bench-findings-s"))
         with httpx.Client(
             base_url=o.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=600

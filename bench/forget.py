@@ -61,7 +61,7 @@ def dry_runs(client: httpx.Client, matches: dict[str, dict[str, Any]], runs: int
 def main(scale: int = 100_000, runs: int = 10) -> dict[str, Any]:
     corpus = Corpus(seed=scale)
     user = f"bench-{scale}-forget"
-    with private_api("ctxnet-bench-forget-", user, timeout=600) as (local, client, driver):
+    with private_api("ctxnet-bench-forget-", user, timeout=600) as (local, client, driver, _):
         _, ids, rate = api_load(client, corpus, "n", scale)
         share = int(scale * SHARE)
         tag(driver, user, ids[:share], "forget-a")

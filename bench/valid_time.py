@@ -139,7 +139,7 @@ def measure(
 def main(scale: int = 100_000, against: str | None = None) -> dict[str, Any]:
     corpus = Corpus(seed=scale)
     user = f"bench-{scale}-valid"
-    with private_api("ctxnet-bench-valid-time-", user, timeout=120) as (local, client, driver):
+    with private_api("ctxnet-bench-valid-time-", user, timeout=120) as (local, client, driver, _):
         _, ids, rate = api_load(client, corpus, "n", scale)
         ended = end_some(driver, user, ids, ENDED_SHARE)
         as_of = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1))
