@@ -1,4 +1,5 @@
-"""Platform figures: local embedder speed, Neo4j cold start to /ready, API memory.
+"""Platform figures: local embedder speed, Neo4j cold start to /ready, API memory, and what
+the driver costs per record read (rows as records against the same rows as one list).
 
 Runs a private Neo4j in a temporary folder on free ports, so it neither needs nor
 disturbs the project's own; the jars are shared with it.
@@ -6,15 +7,18 @@ disturbs the project's own; the jars are shared with it.
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, LiteralString
 
 import httpx
+from neo4j import AsyncManagedTransaction
 
 from bench.common import machine, private_neo4j, rss_mib, save, summary_ms
 from bench.retrieval import load_dataset
+from graph.core.db import Database, listed, rows_of
 from graph.core.embeddings import LOCAL_MODELS, MINILM, LocalEmbedder
 from tests.support.servers import ApiProcess
 
@@ -116,9 +120,64 @@ def bench_cold_start() -> dict[str, Any]:
     return figures
 
 
+#: The same rows two ways: a record each, or one record holding them as a list (db.listed).
+AS_RECORDS = "UNWIND range(1, $n) AS i RETURN i AS seq, {id: 'note-' + i, title: 'A title', at: i} AS item"
+AS_LIST = (
+    "UNWIND range(1, $n) AS i"
+    " RETURN collect({seq: i, item: {id: 'note-' + i, title: 'A title', at: i}}) AS rows"
+)
+
+
+async def _records(db: Database, rounds: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n in (10, 100, 1000):
+        figures = {}
+        for label in ("records", "one_list"):
+            for _ in range(3):
+                await _rows_of(db, label, n)
+            cpu, wall = time.process_time(), time.perf_counter()
+            for _ in range(rounds):
+                assert len(await _rows_of(db, label, n)) == n
+            figures[label] = {
+                "cpu_ms": round((time.process_time() - cpu) / rounds * 1000, 2),
+                "wall_ms": round((time.perf_counter() - wall) / rounds * 1000, 2),
+            }
+        out[f"{n}_rows"] = figures
+    return out
+
+
+async def _read(db: Database, query: LiteralString, n: int) -> list[dict[str, Any]]:
+    """``query``'s rows, read as the service reads every query (a managed read, rows_of)."""
+
+    async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+        return await rows_of(await tx.run(query, n=n))
+
+    return await db.read_tx(work)
+
+
+async def _rows_of(db: Database, label: str, n: int) -> list[dict[str, Any]]:
+    return await _read(db, AS_RECORDS, n) if label == "records" else listed(await _read(db, AS_LIST, n))
+
+
+def bench_records(rounds: int = 50) -> dict[str, Any]:
+    """Python CPU and wall time per read of n rows through the service's async driver, as a
+    record each and as one list: the driver's cost per record is why hot reads answer lists."""
+    with private_neo4j("ctxnet-bench-records-") as (settings, _, local):
+        local.start()
+
+        async def run() -> dict[str, Any]:
+            db = Database.from_settings(settings)
+            try:
+                return await _records(db, rounds)
+            finally:
+                await db.close()
+
+        return asyncio.run(run())
+
+
 def main() -> dict[str, Any]:
     """Run the platform benchmarks and save them."""
-    figures = {"embedder": bench_embedder(), "cold_start": bench_cold_start()}
+    figures = {"embedder": bench_embedder(), "cold_start": bench_cold_start(), "records": bench_records()}
     path = save("platform", figures)
     print(f"platform figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
     emb = figures["embedder"]
@@ -133,6 +192,8 @@ def main() -> dict[str, Any]:
             f"  {label}: Neo4j up in {f['neo4j_up_s']} s, /ready in {f['to_ready_s']} s, "
             f"API RSS {f['api_rss_mib']} MiB"
         )
+    for label, f in figures["records"].items():
+        print(f"  {label}: as records {f['records']}, as one list {f['one_list']}")
     return figures
 
 

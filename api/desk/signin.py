@@ -3,9 +3,10 @@
 A person signs in with their API key (an agent's key is refused). The key is checked and
 then forgotten: the browser never holds it. The session is a key of its own, minted through
 :class:`graph.core.principals.ApiKeys` (stored in Neo4j as a hash, like every key), so every
-API process behind the port knows it, a sign-out revokes it at once everywhere, and no
-second store exists beside the one the API already has. Its label says it is a desk session,
-until when it holds, and which key signed in: revoking that key ends its desk sessions too.
+API process behind the port knows it, a sign-out revokes it (at once on the process that
+signs out, within the keys' ``cache_seconds`` on the others, as for every key), and no second
+store exists beside the one the API already has. Its label says it is a desk session, until
+when it holds, and which key signed in: revoking that key ends its desk sessions too.
 The browser holds only the session's secret, in an ``HttpOnly``, ``SameSite=Strict`` cookie
 scoped to ``/desk`` (``Secure`` over HTTPS).
 
@@ -114,7 +115,7 @@ class SessionStore:
         if not secret:
             raise Unauthenticated("not signed in")
         principal = await self._keys.resolve(secret, desk=True)
-        keys = {k.id: k for k in await self._keys.list(principal.user_id)}
+        keys = await self._keys.held(principal.user_id)
         own = keys.get(principal.key_id or "")
         parsed = _parse(own.label) if own is not None else None
         if parsed is None:

@@ -18,7 +18,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from graph.core.db import Database
+from graph.core.db import Database, listed
 from graph.core.errors import InvalidInput, NotFound, Unauthenticated
 
 KEY_PREFIX = "ctxn_"
@@ -196,6 +196,7 @@ class ApiKeys:
         self._db = db
         self._cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal, bool]] = {}
+        self._held: dict[str, tuple[float, dict[str, ApiKeyInfo]]] = {}
 
     async def create(
         self,
@@ -226,14 +227,31 @@ class ApiKeys:
             scopeIds=list(scope.ids) if scope else None,
             scopeTags=list(scope.tags) if scope else None,
         )
+        self._held.pop(user_id, None)
         return ApiKeyInfo.from_row(rows[0]["key"]), secret
 
     async def list(self, user_id: str | None = None, include_revoked: bool = False) -> list[ApiKeyInfo]:
         """Keys, optionally of one user."""
-        rows = await self._db.read(
-            "queries/core/api_key_list", userId=user_id, includeRevoked=include_revoked
+        rows = listed(
+            await self._db.read("queries/core/api_key_list", userId=user_id, includeRevoked=include_revoked)
         )
         return [ApiKeyInfo.from_row(row["key"]) for row in rows]
+
+    async def held(self, user_id: str) -> dict[str, ApiKeyInfo]:
+        """The user's live keys by id, kept as :meth:`resolve` keeps a key's answer: for
+        ``cache_seconds``, a create or revoke on this process forgetting them at once. What a
+        desk session checks on every page (its own key's label, the key that signed it in),
+        so a page does not wait on a read of them first."""
+        now = time.monotonic()
+        cached = self._held.get(user_id)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        keys = {k.id: k for k in await self.list(user_id)}
+        if self._cache_seconds > 0:
+            if len(self._held) > 10_000:
+                self._held.clear()
+            self._held[user_id] = (now + self._cache_seconds, keys)
+        return keys
 
     async def revoke(self, key_id: str) -> ApiKeyInfo:
         """Revoke a key; it stops working within ``cache_seconds`` on every replica."""
@@ -241,6 +259,7 @@ class ApiKeys:
         if not rows:
             raise NotFound(f"no API key with id {key_id!r}", field="id")
         self._cache.clear()
+        self._held.clear()
         return ApiKeyInfo.from_row(rows[0]["key"])
 
     async def resolve(self, secret: str | None, desk: bool = False) -> Principal:

@@ -1,6 +1,6 @@
-// Keys, optionally of one user; revoked ones only when asked for.
+// Keys, optionally of one user; revoked ones only when asked for. One list (db.listed).
 MATCH (k:ApiKey)
 WHERE ($userId IS NULL OR k.userId = $userId)
   AND ($includeRevoked OR k.revokedAt IS NULL)
-RETURN k {.id, .prefix, .userId, .role, .agentId, .label, .scopeIds, .scopeTags, .createdAt, .revokedAt} AS key
-ORDER BY k.createdAt, k.id
+WITH k ORDER BY k.createdAt, k.id
+RETURN collect({key: k {.id, .prefix, .userId, .role, .agentId, .label, .scopeIds, .scopeTags, .createdAt, .revokedAt}}) AS rows

@@ -2,7 +2,7 @@
 // and edges inside it), newest first (by the write gate's sequence and the part
 // within a write, read in the order of the (userId, seq) index), optionally since a time,
 // by one actor role, or in one session; $beforeSeq and $beforePart continue after the
-// last page. One thing's history is mutations_of_target.
+// last page. One thing's history is mutations_of_target. One list (db.listed).
 MATCH (m:Mutation)
 USING INDEX m:Mutation(userId, seq)
 WHERE m.userId = $userId AND m.seq IS NOT NULL
@@ -17,8 +17,8 @@ WHERE m.userId = $userId AND m.seq IS NOT NULL
 WITH m
 ORDER BY m.userId DESC, m.seq DESC, m.part DESC
 LIMIT $limit
-RETURN m {
+RETURN collect({mutation: m {
   .id, .seq, .part, .role, .agentId, .sessionId, .op, .targetType, .targetId, .before, .after,
   .undoes, .proposalId, .scrubbed, at: m.at.epochMillis,
   undoneBy: [(u:Mutation)-[:UNDOES]->(m) | u.id][0]
-} AS mutation
+}}) AS rows

@@ -1,7 +1,7 @@
 // A user's corrections, newest first (of notes inside the key's entity scope, if any); with
 // $windowSeconds, only the active ones of the last $windowSeconds that are unacknowledged: by
 // the session $unacknowledgedBy when one is named, else by any session of the agent $agentId
-// (any session of the user when $agentId is null: a person's key).
+// (any session of the user when $agentId is null: a person's key). One list (db.listed).
 MATCH (c:Correction)
 USING INDEX c:Correction(userId, seq)
 WHERE c.userId = $userId AND c.seq IS NOT NULL
@@ -24,8 +24,8 @@ WHERE c.userId = $userId AND c.seq IS NOT NULL
 WITH c
 ORDER BY c.userId DESC, c.seq DESC
 LIMIT $limit
-RETURN c.seq AS seq, c {
+RETURN collect({seq: c.seq, correction: c {
   .id, .kind, .status, .targetId, .fields, .mutationId, .before, .after, .reason,
   at: c.at.epochMillis,
   acks: [(a:CorrectionAck)-[:ACKNOWLEDGES]->(c) | a {.sessionId, .actionTaken, at: a.at.epochMillis}]
-} AS correction
+}}) AS rows

@@ -1,5 +1,5 @@
 // A user's proposals newest first (one write may propose several: by id within it),
-// optionally of one status; ($beforeSeq, $beforeId) continues a page.
+// optionally of one status; ($beforeSeq, $beforeId) continues a page. One list (db.listed).
 MATCH (p:Proposal)
 USING INDEX p:Proposal(userId, seq)
 WHERE p.userId = $userId AND p.seq IS NOT NULL
@@ -8,4 +8,4 @@ WHERE p.userId = $userId AND p.seq IS NOT NULL
 WITH p
 ORDER BY p.userId DESC, p.seq DESC, p.id DESC
 LIMIT $limit
-RETURN p.seq AS seq, p {.*, createdAt: p.createdAt.epochMillis, decidedAt: p.decidedAt.epochMillis} AS proposal
+RETURN collect({seq: p.seq, proposal: p {.*, createdAt: p.createdAt.epochMillis, decidedAt: p.decidedAt.epochMillis}}) AS rows

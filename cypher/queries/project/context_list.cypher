@@ -2,7 +2,7 @@
 // first by their date, then by when they were recorded; optionally of one $status, affecting
 // one agent ($agentId: the entries naming it, or naming no agent: they affect every agent),
 // with one $tag, or only $ids (then of any kind, to tell an id taken by another kind).
-// $after (an entry's sort key) continues a page.
+// $after (an entry's sort key) continues a page. One list (db.listed).
 MATCH (n:ProjectContext)
 WHERE n.userId = $userId
   AND (($ids IS NULL AND n.kind = $kind) OR n.id IN $ids)
@@ -13,10 +13,10 @@ WITH n, n.decidedOn + '|' + right('0000000000000' + toString(n.createdAt.epochMi
 WHERE $after IS NULL OR sortKey < $after
 ORDER BY sortKey DESC
 LIMIT $limit
-RETURN sortKey, n {
+RETURN collect({sortKey: sortKey, entry: n {
   .id, .kind, .title, .content, .status, .tags, .context, .consequences, .decidedOn, .agents,
   .source, .confidence, .createdByRole, .createdByAgent, .proposedByRole, .proposedByAgent,
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   supersededBy: [(m:Knowledge)-[:SUPERSEDES]->(n) | m.id],
   supersedes: [(n)-[:SUPERSEDES]->(o:Knowledge) | o.id]
-} AS entry
+}}) AS rows

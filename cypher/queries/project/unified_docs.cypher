@@ -1,7 +1,7 @@
 // The docs layer of unified search: a user's active project context entries and agent
 // documentation lines most similar to the query ($vector, Neo4j's normalised cosine), at
 // most $limit. Exact: a project holds thousands of these, not millions. An entry whose validity
-// ended by $validAt is left out (what is true now).
+// ended by $validAt is left out (what is true now). One list (db.listed).
 CALL () {
   MATCH (n:ProjectContext)
   WHERE n.userId = $userId AND n.kind IN ['decision', 'pattern', 'constraint']
@@ -15,4 +15,4 @@ CALL () {
 WITH what, id, score
 ORDER BY score DESC, id
 LIMIT $limit
-RETURN what, id, score
+RETURN collect({what: what, id: id, score: score}) AS rows

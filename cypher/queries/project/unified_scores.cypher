@@ -1,7 +1,7 @@
 // Unified search's one ranking: every candidate of every layer (notes, insights, agent
 // documentation lines, by id) scored by the same measure, its exact similarity to the query
 // ($vector, Neo4j's normalised cosine), with what the API shows of it. A note that is
-// project context says so (`project`): it belongs to the docs layer.
+// project context says so (`project`): it belongs to the docs layer. One list (db.listed).
 CALL () {
   UNWIND $noteIds AS noteId
   MATCH (n:Knowledge {userId: $userId, id: noteId})
@@ -25,4 +25,4 @@ CALL () {
   RETURN 'agentDoc' AS what, d.id AS id, vector.similarity.cosine(d.embedding, $vector) AS score,
          true AS project, d {.id, .agentId, .kind, .text} AS item
 }
-RETURN what, id, score, project, item
+RETURN collect({what: what, id: id, score: score, project: project, item: item}) AS rows

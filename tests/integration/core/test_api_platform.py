@@ -74,6 +74,7 @@ async def test_keys_are_stored_hashed(make_caller: MakeCaller, db: Database) -> 
     assert caller.key.startswith(info.prefix)
     assert len(info.prefix) < len(caller.key)
     rows = await db.read("queries/core/api_key_list", userId=caller.user_id, includeRevoked=True)
+    assert [row["key"]["id"] for row in rows[0]["rows"]] == [info.id]
     assert caller.key not in str(rows)
 
 

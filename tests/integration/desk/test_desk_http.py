@@ -4,14 +4,17 @@ headers and files every page relies on."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
 
-from graph.core.principals import Role, Scope
+from graph.core.db import Database
+from graph.core.principals import ApiKeys, Role, Scope
 from tests.integration.conftest import Caller, MakeCaller, correct_and_propose
 from tests.support.servers import ApiProcess
 
@@ -169,3 +172,25 @@ async def test_pages_carry_their_guards_and_serve_htmx_from_the_package(
         assert (await client.get("/desk/static/nothing.js")).status_code == 404
     spec = (await person.http.get("/openapi.json")).json()
     assert not [p for p in spec["paths"] if p.startswith("/desk")]
+
+
+async def test_a_desk_session_ends_with_its_sign_out_or_its_key(
+    peer_api: ApiProcess, make_caller: MakeCaller, db: Database
+) -> None:
+    """On a process that keeps keys for 5 s (``peer_api``), as a deployment does: a sign-out
+    ends the session there at once; revoking the key that signed in, from another process
+    (``ctxnet keys revoke``), ends it within those 5 s."""
+    person = await make_caller()
+    async with desk_of(peer_api, person) as (client, csrf):
+        secret = client.cookies["desk_session"]
+        assert (await client.post("/desk/sign-out", data={"csrf": csrf})).status_code == 303
+        async with httpx.AsyncClient(base_url=peer_api.base_url, cookies={"desk_session": secret}) as old:
+            assert (await old.get("/desk/inbox")).headers.get("location") == "/desk/sign-in"
+    async with desk_of(peer_api, person) as (client, _):
+        signer = next(k for k in await ApiKeys(db).list(person.user_id) if person.key.startswith(k.prefix))
+        await ApiKeys(db).revoke(signer.id)
+        revoked = time.monotonic()
+        while (page := await client.get("/desk/inbox")).status_code == 200:
+            assert time.monotonic() - revoked < 6.5, "the session outlived its key's cache"
+            await asyncio.sleep(0.25)
+        assert page.headers["location"] == "/desk/sign-in"
