@@ -1,9 +1,10 @@
 // Notes of one user by id, as the API shows them (embedding only when asked for), each
 // with its mergeCount and only its 3 newest merge records (the rest: note_merges, paged).
 // Times are epoch milliseconds: hydrating driver DateTime objects costs more than the query.
+// One list (db.listed): a batch reads a hundred notes, and a record costs more than a map.
 MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
-RETURN n {
+RETURN collect({node: n {
   .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
   .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
   supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(n) | coalesce(s.validFrom, s.createdAt.epochMillis)],
@@ -17,4 +18,4 @@ RETURN n {
       mergedAt: m.mergedAt.epochMillis
     }
   }
-} AS node
+}}) AS rows

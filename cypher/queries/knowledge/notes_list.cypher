@@ -20,6 +20,6 @@ WHERE n.userId = $userId
   AND ($afterCreatedAt IS NULL
        OR n.createdAt < datetime($afterCreatedAt)
        OR (n.createdAt = datetime($afterCreatedAt) AND n.id < $afterId))
-RETURN n.id AS id, toString(n.createdAt) AS createdAt
-ORDER BY n.createdAt DESC, n.id DESC
+WITH n ORDER BY n.createdAt DESC, n.id DESC
 LIMIT $limit
+RETURN collect({id: n.id, createdAt: toString(n.createdAt)}) AS rows

@@ -65,7 +65,7 @@ async def test_generated_ids_and_sublabels(make_caller: MakeCaller, db: Database
     rows = await db.read(
         "queries/knowledge/notes_by_ids", userId=alice.user_id, ids=[node["id"]], withEmbedding=False
     )
-    assert rows and rows[0]["node"]["type"] == "decision"
+    assert rows[0]["rows"][0]["node"]["type"] == "decision"
 
 
 async def test_validation_errors_name_the_field(make_caller: MakeCaller) -> None:
