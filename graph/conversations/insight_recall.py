@@ -9,7 +9,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from graph.core.db import Database, run_rows
+from graph.core.db import Database, listed, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import plain
@@ -37,13 +37,15 @@ class InsightReader:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The user's insights, newest first."""
-        rows = await self._db.read(
-            "queries/conversations/insights_list",
-            userId=principal.user_id,
-            threadId=thread_id,
-            type=insight_type,
-            afterId=cursor,
-            limit=limit + 1,
+        rows = listed(
+            await self._db.read(
+                "queries/conversations/insights_list",
+                userId=principal.user_id,
+                threadId=thread_id,
+                type=insight_type,
+                afterId=cursor,
+                limit=limit + 1,
+            )
         )
         items = [plain(r["insight"]) for r in rows]
         more = len(items) > limit
@@ -95,7 +97,7 @@ class InsightReader:
                     if row["matched"] >= limit:
                         hits, done = row["hits"], True
                 if not done:
-                    hits = await run_rows(
+                    [row] = await run_rows(
                         tx,
                         "queries/conversations/insights_recall_exact",
                         userId=user,
@@ -103,20 +105,23 @@ class InsightReader:
                         limit=limit,
                         validAt=now,
                     )
+                    hits = row["hits"]
             terms = keyword_terms(query, user, fields=("content",)) if mine else []
             worded = (
-                await run_rows(
-                    tx,
-                    "queries/conversations/insights_recall_text",
-                    userId=user,
-                    terms=terms,
-                    termLimit=self._term_limit,
-                    insights=mine,
-                    vector=vector,
-                    candidates=max(limit * 4, 50),
-                    limit=limit,
-                    validAt=now,
-                )
+                (
+                    await run_rows(
+                        tx,
+                        "queries/conversations/insights_recall_text",
+                        userId=user,
+                        terms=terms,
+                        termLimit=self._term_limit,
+                        insights=mine,
+                        vector=vector,
+                        candidates=max(limit * 4, 50),
+                        limit=limit,
+                        validAt=now,
+                    )
+                )[0]["hits"]
                 if terms
                 else []
             )

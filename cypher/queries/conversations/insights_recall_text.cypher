@@ -30,9 +30,9 @@ UNWIND top AS t
 WITH t.i AS i, t.weight * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * t.length / mean)) AS textScore
 ORDER BY textScore DESC, i.id
 LIMIT $limit
-RETURN i {
+RETURN collect({insight: i {
   .id, .threadId, .sessionId, .pageSlug, .type, .content, .confidence, .extractor,
   extractedAt: i.extractedAt.epochMillis,
   messageId: [(i)-[:EXTRACTED_FROM]->(m:Message) | m.id][0],
   knowledgeIds: [(k:Knowledge)-[:DERIVED_FROM]->(i) | k.id]
-} AS insight, vector.similarity.cosine(i.embedding, $vector) AS score, textScore
+}, score: vector.similarity.cosine(i.embedding, $vector), textScore: textScore}) AS hits

@@ -1,4 +1,5 @@
 // Store extracted insights idempotently (by key), each linked to the message it came from.
+// One list (db.listed).
 UNWIND $rows AS row
 MATCH (m:Message {userId: $userId, id: row.messageId})
 MATCH (t:Thread {userId: $userId, id: $threadId})
@@ -15,4 +16,4 @@ CALL (i, row, created) {
   WITH * WHERE created
   CALL db.create.setNodeVectorProperty(i, 'embedding', row.embedding)
 }
-RETURN i.id AS id, created
+RETURN collect({id: i.id, created: created}) AS rows

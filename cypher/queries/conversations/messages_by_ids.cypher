@@ -1,5 +1,5 @@
-// Messages of one user's thread by id, in thread order.
+// Messages of one user's thread by id, in thread order. One list (db.listed).
 MATCH (m:Message)
 WHERE m.userId = $userId AND m.threadId = $threadId AND m.id IN $ids
-RETURN m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis} AS message
-ORDER BY m.seq
+WITH m ORDER BY m.seq
+RETURN collect({message: m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis}}) AS rows

@@ -1,6 +1,6 @@
-// A thread's messages in order, one page after the cursor (seq).
+// A thread's messages in order, one page after the cursor (seq). One list (db.listed).
 MATCH (m:Message)
 WHERE m.userId = $userId AND m.threadId = $threadId AND m.seq > $afterSeq
-RETURN m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis} AS message
-ORDER BY m.seq
+WITH m ORDER BY m.seq
 LIMIT $limit
+RETURN collect({message: m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis}}) AS rows

@@ -1,5 +1,5 @@
-// Every message of a thread, in order (input of insight extraction).
+// Every message of a thread, in order (input of insight extraction). One list (db.listed).
 MATCH (m:Message)
 WHERE m.userId = $userId AND m.threadId = $threadId
-RETURN m.id AS id, m.role AS role, m.content AS content
-ORDER BY m.seq
+WITH m ORDER BY m.seq
+RETURN collect({id: m.id, role: m.role, content: m.content}) AS rows

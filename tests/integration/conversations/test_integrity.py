@@ -47,8 +47,10 @@ async def test_concurrent_appends_keep_one_order(
     thread = (await alice.http.get("/v1/threads/chat")).json()
     assert thread["messageCount"] == 8
     # In the graph: one chain of NEXT from seq 1 to seq 8, and one LAST_MESSAGE to seq 8.
-    chain = await db.read("queries/conversations/thread_messages_all", userId=alice.user_id, threadId="chat")
-    assert [r["content"] for r in chain] == [m["content"] for m in messages]
+    [chain] = await db.read(
+        "queries/conversations/thread_messages_all", userId=alice.user_id, threadId="chat"
+    )
+    assert [r["content"] for r in chain["rows"]] == [m["content"] for m in messages]
     [shape] = await inspect(
         db,
         """MATCH (t:Thread {userId: $userId, id: 'chat'})

@@ -117,7 +117,7 @@ async def test_messages_append_in_order_and_idempotently(make_caller: MakeCaller
     rows = await db.read(
         "queries/conversations/messages_list", userId=alice.user_id, threadId="chat", afterSeq=0, limit=10
     )
-    assert [r["message"]["seq"] for r in rows] == [1, 2, 3, 4, 5]
+    assert [r["message"]["seq"] for r in rows[0]["rows"]] == [1, 2, 3, 4, 5]
 
 
 async def test_threads_are_private(make_caller: MakeCaller) -> None:
