@@ -116,6 +116,8 @@ class SessionStore:
             raise Unauthenticated("not signed in")
         principal = await self._keys.resolve(secret, desk=True)
         keys = await self._keys.held(principal.user_id)
+        if principal.key_id not in keys:  # a session newer than the keys kept (a read raced it)
+            keys = await self._keys.held(principal.user_id, fresh=True)
         own = keys.get(principal.key_id or "")
         parsed = _parse(own.label) if own is not None else None
         if parsed is None:

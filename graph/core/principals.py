@@ -237,14 +237,14 @@ class ApiKeys:
         )
         return [ApiKeyInfo.from_row(row["key"]) for row in rows]
 
-    async def held(self, user_id: str) -> dict[str, ApiKeyInfo]:
+    async def held(self, user_id: str, fresh: bool = False) -> dict[str, ApiKeyInfo]:
         """The user's live keys by id, kept as :meth:`resolve` keeps a key's answer: for
-        ``cache_seconds``, a create or revoke on this process forgetting them at once. What a
-        desk session checks on every page (its own key's label, the key that signed it in),
-        so a page does not wait on a read of them first."""
+        ``cache_seconds``, a create or revoke on this process forgetting them at once
+        (``fresh`` reads them now). What a desk session checks on every page (its own key's
+        label, the key that signed it in), so a page does not wait on a read of them first."""
         now = time.monotonic()
         cached = self._held.get(user_id)
-        if cached is not None and cached[0] > now:
+        if cached is not None and cached[0] > now and not fresh:
             return cached[1]
         keys = {k.id: k for k in await self.list(user_id)}
         if self._cache_seconds > 0:
