@@ -2,8 +2,9 @@
 conversations) and docs (project context: decisions, patterns, constraints, and agents'
 documentation).
 
-Each layer finds its own candidates the way it searches best: knowledge and memory by their
-hybrid search (vector and user-local keyword halves fused), docs exactly (a project holds
+Each layer brings its own candidates: knowledge its vector search (the notes nearest the
+query: since the one ranking is by cosine, a keyword half's other candidates could only rank
+below them, so it is not read), memory its hybrid recall, docs exactly (a project holds
 thousands of entries, not millions). The candidates are then ranked **together by one
 measure**, each one's exact cosine to the query from the same embedder, computed in one
 statement, so a score means the same in every layer and the list is one ranking, not three
@@ -87,11 +88,14 @@ class UnifiedSearch:
     async def _notes(
         self, principal: Principal, query: str, vector: list[float], want: int
     ) -> list[tuple[str, str]]:
-        """Knowledge's candidates, by its hybrid search."""
+        """Knowledge's candidates: the notes nearest the query, by its vector search (the
+        notes the one ranking puts first: it ranks by cosine; the index's full-precision
+        scores are exact, and its recall is checked against exact cosine in
+        ``bench/knowledge.py``)."""
         found = await self._retrieval.search(
             principal,
             SearchQuery(
-                query=query, top_k=want, mode=SearchMode.HYBRID, expand_connections=False, embedding=vector
+                query=query, top_k=want, mode=SearchMode.VECTOR, expand_connections=False, embedding=vector
             ),
         )
         return [("note", hit["node"]["id"]) for hit in found["hits"]]

@@ -94,6 +94,28 @@ async def test_one_ranking_across_the_layers(make_caller: MakeCaller) -> None:
     assert [r["item"]["id"] for r in top] == order[:2]
 
 
+async def test_knowledge_brings_the_notes_nearest_the_query(make_caller: MakeCaller) -> None:
+    """The one ranking is by cosine, so the knowledge layer's results are the user's notes
+    nearest the query, as a vector search ranks them, whatever notes share its words."""
+    alice = await make_caller(Role.HUMAN)
+    near = [
+        "Customer orders live in PostgreSQL.",
+        "The order service writes to the orders database.",
+        "Orders are stored in Postgres, sharded by customer.",
+        "Where is order data kept? In PostgreSQL.",
+    ]
+    words = [
+        f"The court orders {n} witnesses to keep quiet about which database they saw." for n in range(12)
+    ]
+    notes = [{"title": f"Note {i}", "content": text, "type": "fact", "dedupe": False}
+             for i, text in enumerate(near + words)]  # fmt: skip
+    assert (await alice.http.post("/v1/knowledge/batch", json={"items": notes})).status_code in (200, 201)
+    found = await unified(alice, layers=["knowledge"], topK=4)
+    nearest = (await alice.http.post("/v1/search", json={"query": QUERY, "mode": "vector", "topK": 4})).json()
+    assert [r["item"]["id"] for r in found] == [h["node"]["id"] for h in nearest["hits"]]
+    assert {r["item"]["content"] for r in found} == set(near)
+
+
 @pytest.mark.smoke
 async def test_bad_input_other_users_and_scoped_keys(make_caller: MakeCaller) -> None:
     alice = await make_caller(Role.HUMAN)
