@@ -18,10 +18,10 @@ from graph.knowledge.models import Proposed
 
 router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
 
-#: Entries one page shows, and how many journal pages a filter the service does not take
-#: (agent, kind, until) reads at most to fill one.
+#: Entries one page shows, and how many a filter the service does not take (agent, kind,
+#: until) reads at most, in one read, to fill one.
 PAGE = 50
-MAX_READS = 4
+FILTERED_READ = 200
 #: The kinds a person filters by: the first word of a mutation's ``op``.
 KINDS = ("note", "edge", "merge", "proposal", "correction", "session", "thread", "insight", "profile")
 
@@ -50,15 +50,14 @@ async def timeline(
     session = check_id(session, "session") if session else None
     kind = kind if kind in KINDS else None
     start, end = _iso(since, "since"), _iso(until, "until")
-    entries: list[dict[str, Any]] = []
-    next_cursor = cursor or None
-    for _ in range(MAX_READS):
-        items, next_cursor = await journal.list_mutations(
-            desk.services.db, desk.principal, since=start, session_id=session, limit=PAGE, cursor=next_cursor
-        )
-        entries += [m for m in items if _kept(m, desk.agent, kind, end)]
-        if len(entries) >= PAGE or next_cursor is None:
-            break
+    filtered = desk.agent is not None or kind is not None or end is not None
+    items, next_cursor = await journal.list_mutations(
+        desk.services.db, desk.principal, since=start, session_id=session,
+        limit=FILTERED_READ if filtered else PAGE, cursor=cursor or None,
+    )  # fmt: skip
+    entries = [m for m in items if _kept(m, desk.agent, kind, end)]
+    if len(entries) > PAGE:  # the next page continues after the last one shown
+        entries, next_cursor = entries[:PAGE], journal.cursor_of(entries[PAGE - 1])
     filters = {"session": session, "kind": kind, "since": since, "until": until}
     return await desk.page(
         "timeline.html", entries=entries, kinds=KINDS, filters=filters, next_cursor=next_cursor

@@ -226,7 +226,8 @@ async def get(gated: Gated, mutation_id: str) -> dict[str, Any] | None:
 HISTORY_LIMIT = 1_000
 
 
-def _cursor(mutation: dict[str, Any]) -> str:
+def cursor_of(mutation: dict[str, Any]) -> str:
+    """The cursor of the journal's page that continues after ``mutation`` (as listed)."""
     return f"{mutation['seq']}.{mutation['part']}"
 
 
@@ -266,4 +267,4 @@ async def list_mutations(
         rows = listed(await db.read("queries/core/mutations_list", **params))
     items = [mutation_view(row["mutation"], principal.user_id) for row in rows[:limit]]
     more = len(rows) > limit
-    return items, _cursor(items[-1]) if more else None
+    return items, cursor_of(items[-1]) if more else None

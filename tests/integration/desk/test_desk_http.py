@@ -194,3 +194,35 @@ async def test_a_desk_session_ends_with_its_sign_out_or_its_key(
             assert time.monotonic() - revoked < 6.5, "the session outlived its key's cache"
             await asyncio.sleep(0.25)
         assert page.headers["location"] == "/desk/sign-in"
+
+
+async def test_a_filtered_timeline_pages_without_gaps_or_repeats(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """An agent's notes among a person's: the agent's view shows 50 a page, newest first, and
+    its link to older ones continues right after the last one shown."""
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    for n in range(6):  # each round: ten of the agent's notes, then two of the person's
+        batch = [{"id": f"a{n}-{i}", "title": f"A {n}.{i}", "content": f"Agent note {n} {i}.", "type": "fact",
+                  "dedupe": False} for i in range(10)]  # fmt: skip
+        assert (await agent.http.post("/v1/knowledge/batch", json={"items": batch})).status_code in (200, 201)
+        for i in range(2):
+            mine = {
+                "id": f"p{n}-{i}",
+                "title": "P",
+                "content": f"Person note {n} {i}.",
+                "type": "fact",
+                "dedupe": False,
+            }
+            assert (await person.http.post("/v1/knowledge", json=mine)).status_code == 201
+    async with desk_of(api, person) as (client, _):
+        page = await client.get("/desk/timeline", params={"agent": "scribe", "kind": "note"})
+        first = re.findall(r'data-op="note.create" data-target="([^"]+)"', page.text)
+        older = re.search(r'href="(/desk/timeline\?[^"]*cursor=[^"]+)"', page.text)
+        assert len(first) == 50 and older is not None
+        rest = re.findall(
+            r'data-op="note.create" data-target="([^"]+)"',
+            (await client.get(older.group(1).replace("&amp;", "&"))).text,
+        )
+    assert first + rest == [f"a{n}-{i}" for n in reversed(range(6)) for i in reversed(range(10))]
