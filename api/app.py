@@ -45,7 +45,7 @@ from graph.continuity.wiki import WikiService
 from graph.conversations.extractors import build_extractor
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, relevance_floor
+from graph.core.embeddings import build_embedder, build_notify_embedder, relevance_floor
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
 from graph.core.metrics import MeasuredEmbedder
@@ -56,8 +56,9 @@ from graph.core.settings import Settings, get_settings
 from graph.io.dump import UserDump
 from graph.io.restore import UserRestore
 from graph.knowledge.network import KnowledgeNetwork
+from graph.project.affected import NotifyConfig
 from graph.project.agent_docs import AgentDocService
-from graph.project.context import NotifyConfig, ProjectContextService
+from graph.project.context import ProjectContextService
 from graph.project.forget import ForgetService
 from graph.project.maintenance import MaintenanceSchedule, MaintenanceService
 from graph.project.unified import UnifiedSearch
@@ -91,6 +92,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.critical(message)
         raise StartupError(message) from None
     embedder = MeasuredEmbedder(await asyncio.to_thread(build_embedder, settings))
+    # The second model that compares a new decision with the user's threads (graph/project/notify.py).
+    loaded = await asyncio.to_thread(build_notify_embedder, settings)
+    second = MeasuredEmbedder(loaded) if loaded is not None else None
     try:
         await migrate(db, embedder.dimension)
     except Exception as exc:
@@ -114,7 +118,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     knowledge_network = KnowledgeNetwork.from_settings(db, embedder, settings)
     extractor = build_extractor(settings)
     conversation_memory = ConversationMemory.from_settings(
-        db, embedder, extractor, knowledge_network.notes, jobs, settings
+        db, embedder, extractor, knowledge_network.notes, jobs, settings, second
     )
     counter = await asyncio.to_thread(TokenCounter)
     app.state.services = Services(
@@ -160,6 +164,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             knowledge_network.edges,
             agents,
             NotifyConfig.from_settings(settings),
+            second,
         ),
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),

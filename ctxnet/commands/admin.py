@@ -10,7 +10,7 @@ import typer
 
 from ctxnet.commands.runner import fail, run, with_db
 from graph.core.db import Database
-from graph.core.embeddings import build_embedder, embedder_dimension, embedder_model_id
+from graph.core.embeddings import build_embedder, build_notify_embedder, embedder_dimension, embedder_model_id
 from graph.core.errors import ContextNetworkError, InvalidInput
 from graph.core.principals import ApiKeys, Role, Scope
 from graph.core.schema import check_schema, foreign_vectors, migrate, reembed
@@ -65,9 +65,13 @@ def db_reembed() -> None:
 
     async def work(settings: Settings) -> int:
         embedder = build_embedder(settings)
+        second = build_notify_embedder(settings)  # threads' second vectors, for decisions' notices
+
+        def progress(n: int) -> None:
+            typer.echo(f"re-embedded {n} more")
 
         async def inner(db: Database) -> int:
-            return await reembed(db, embedder, progress=lambda n: typer.echo(f"re-embedded {n} more"))
+            return await reembed(db, embedder, progress=progress, second=second)
 
         return await with_db(settings, inner)
 

@@ -11,6 +11,9 @@ embedding. Each gist is embedded alone: its vector depends on its text only, nev
 other threads were marked in the same round. A gist is stored only if the thread holds the
 messages it was read from; a thread that got one since (an append, a decision's notice) is
 marked again.
+When a second model compares decisions with threads (``CTXNET_DECISION_NOTIFY_SECOND_MODEL``,
+``graph.project.notify``), the same text is embedded by it too and stored beside the gist as
+``notifyEmbedding`` (with ``notifyModel``); without one, a refresh removes the thread's.
 ``embeddedSeq`` says up to which message a thread's gist is; a refresh lost to a shutdown
 is made at the thread's next append, and ``ctxnet db reembed`` makes every missing one.
 
@@ -44,10 +47,13 @@ BATCH = 64
 class ThreadGists:
     """Refreshes the gists of threads that got messages, in the background."""
 
-    def __init__(self, db: Database, embedder: Embedder, delay_seconds: float = 2.0) -> None:
+    def __init__(
+        self, db: Database, embedder: Embedder, delay_seconds: float = 2.0, second: Embedder | None = None
+    ) -> None:
         self._db = db
         self._gate = WriteGate(db)
         self._embedder = embedder
+        self._second = second
         self._delay = delay_seconds
         self._marked: dict[str, set[str]] = defaultdict(set)
         self._task: asyncio.Task[None] | None = None
@@ -96,16 +102,19 @@ class ThreadGists:
                     continue
                 # Each alone: embedded beside the other pending gists, a gist would move with
                 # whatever else was marked in the same round, and a decision's notices with it.
-                vectors = await embed_each(self._embedder, [r["text"] for r in rows])
+                texts = [r["text"] for r in rows]
+                vectors = await embed_each(self._embedder, texts)
+                seconds = await embed_each(self._second, texts) if self._second else [None] * len(rows)
                 gists = [
-                    {"id": r["id"], "text": r["text"], "seq": r["seq"], "embedding": v}
-                    for r, v in zip(rows, vectors, strict=True)
+                    {"id": r["id"], "text": r["text"], "seq": r["seq"], "embedding": v, "notifyEmbedding": w}
+                    for r, v, w in zip(rows, vectors, seconds, strict=True)
                 ]
 
                 async def work(gated: Gated, gists: list[dict[str, object]] = gists) -> list[str]:
                     [row] = await gated.run(
-                        "queries/conversations/thread_gist_set", rows=gists, model=self._embedder.model_id
-                    )
+                        "queries/conversations/thread_gist_set", rows=gists, model=self._embedder.model_id,
+                        notifyModel=self._second.model_id if self._second else None,
+                    )  # fmt: skip
                     return list(row["stored"])
 
                 done = await self._gate.write(user_id, work)

@@ -36,8 +36,10 @@ class ConversationMemory:
         notes: NoteService,
         jobs: Jobs,
         settings: Settings,
+        second: Embedder | None = None,
     ) -> ConversationMemory:
-        """The domain as the settings configure it; insights become knowledge through ``notes``."""
+        """The domain as the settings configure it; insights become knowledge through ``notes``.
+        ``second``: the second model that embeds threads' gists for decisions (or ``None``)."""
         insights = InsightService(
             db,
             embedder,
@@ -48,5 +50,6 @@ class ConversationMemory:
             plan=VectorPlanConfig.from_settings(settings),
             term_limit=settings.search_term_limit,
         )
-        gists = ThreadGists(db, embedder, settings.thread_gist_delay_seconds)
-        return cls(threads=ThreadService(db, embedder, gists), insights=insights, jobs=jobs, gists=gists)
+        gists = ThreadGists(db, embedder, settings.thread_gist_delay_seconds, second)
+        threads = ThreadService(db, embedder, gists, second)
+        return cls(threads=threads, insights=insights, jobs=jobs, gists=gists)

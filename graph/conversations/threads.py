@@ -40,7 +40,11 @@ class ThreadService:
     """Threads and messages of the calling user."""
 
     def __init__(
-        self, db: Database, embedder: Embedder | None = None, gists: ThreadGists | None = None
+        self,
+        db: Database,
+        embedder: Embedder | None = None,
+        gists: ThreadGists | None = None,
+        second: Embedder | None = None,
     ) -> None:
         self._db = db
         self._gate = WriteGate(db)
@@ -48,6 +52,8 @@ class ThreadService:
         #: (a new architectural decision finds the conversations it may affect by them).
         self._embedder = embedder
         self._gists = gists
+        #: The second model that compares decisions with threads (graph/project/notify.py), if any.
+        self._second = second
 
     async def create_thread(
         self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
@@ -55,8 +61,11 @@ class ThreadService:
         """Create a thread; an existing id returns it unchanged (409 if it differs)."""
         tid = check_id(thread_id) if thread_id else uuid.uuid4().hex
         vector: list[float] | None = None
+        second: list[float] | None = None
         if self._embedder is not None and topic.strip():
             [vector] = await self._embedder.embed([topic])  # slow: before the gate, not under it
+            if self._second is not None:
+                [second] = await self._second.embed([topic])
 
         async def work(gated: Gated) -> tuple[Row, list[Row]]:
             [row] = await gated.run(
@@ -68,6 +77,8 @@ class ThreadService:
                 agentId=principal.agent_id,
                 embedding=vector,
                 embeddingModel=self._embedder.model_id if vector is not None and self._embedder else None,
+                notifyEmbedding=second,
+                notifyModel=self._second.model_id if second is not None and self._second else None,
             )
             if row["created"]:
                 await journal.record_many(gated, principal, [journal.Change(

@@ -435,6 +435,23 @@ def notify_floor(settings: Settings) -> float:
     return round((relevance_floor(settings) + dedupe_threshold(settings)) / 2, 3)
 
 
+def notify_model(settings: Settings) -> LocalModel | None:
+    """The second local model that compares a new decision with the user's threads
+    (CTXNET_DECISION_NOTIFY_SECOND_MODEL), without loading it; ``None`` when unset or when it is
+    the embedder's own model (graph/project/notify.py says why two models)."""
+    name = settings.decision_notify_second_model
+    if not name or LOCAL_MODELS[name].model_id == embedder_model_id(settings):
+        return None
+    return LOCAL_MODELS[name]
+
+
+def build_notify_embedder(settings: Settings) -> LocalEmbedder | None:
+    """The second model of :func:`notify_model`, loaded (once per process), or ``None``."""
+    model = notify_model(settings)
+    options = (settings.resolved_models_dir, settings.embedding_batch_size, settings.embedding_threads)
+    return None if model is None else LocalEmbedder(model, *options)
+
+
 def embedder_dimension(settings: Settings) -> int:
     """The vector size the settings imply, without loading a model."""
     if settings.embedder == "openai" and settings.embedding_dimension is not None:

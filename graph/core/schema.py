@@ -247,6 +247,10 @@ REEMBED_QUERIES = (
     ("queries/core/reembed_thread_page", "queries/core/reembed_thread_set"),
     ("queries/core/reembed_agent_doc_page", "queries/core/reembed_agent_doc_set"),
 )
+#: What ``reembed`` recomputes with the second model that compares decisions with threads
+#: (graph/project/notify.py), when one is configured: threads' ``notifyEmbedding`` (the gist's
+#: text), where it is missing or another model made it.
+REEMBED_NOTIFY_QUERIES = ("queries/core/reembed_thread_notify_page", "queries/core/reembed_thread_notify_set")
 
 
 async def foreign_vectors(db: Database, model_id: str) -> str | None:
@@ -269,11 +273,14 @@ async def reembed(
     embedder: Embedder,
     batch_size: int = 256,
     progress: Callable[[int], None] | None = None,
+    second: Embedder | None = None,
 ) -> int:
     """Resize mismatched vector indexes and recompute every stale vector; returns nodes done.
 
     Resumable: a node is done once its ``embeddingModel`` is the current embedder's. A vector
     is stored only if its node's text is still what was embedded (a PATCH meanwhile wins).
+    ``second``: the second model of decisions' notices, whose threads' vectors are made last
+    (a thread whose gist was made again in the first passes lost its own).
     """
     report = await check_schema(db, embedder.dimension)
     for index, found in report.vector_dimensions.items():
@@ -282,15 +289,18 @@ async def reembed(
             await db.run_autocommit("queries/core/schema_drop_index", name=index)
     await apply_schema(db, embedder.dimension)
     done = 0
-    for page_query, set_query in REEMBED_QUERIES:
+    passes = [(queries, embedder) for queries in REEMBED_QUERIES]
+    if second is not None:
+        passes.append((REEMBED_NOTIFY_QUERIES, second))
+    for (page_query, set_query), model in passes:
         while True:
-            page = await db.read(page_query, model=embedder.model_id, limit=batch_size)
+            page = await db.read(page_query, model=model.model_id, limit=batch_size)
             if not page:
                 break
-            vectors = await embedder.embed([row["text"] for row in page])
+            vectors = await model.embed([row["text"] for row in page])
             # What the page read (element id, text, and whatever else its set query checks)
             rows = [dict(r) | {"embedding": v} for r, v in zip(page, vectors, strict=True)]
-            await db.write(set_query, rows=rows, model=embedder.model_id)
+            await db.write(set_query, rows=rows, model=model.model_id)
             done += len(rows)
             if progress is not None:
                 progress(len(rows))

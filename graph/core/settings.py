@@ -168,6 +168,13 @@ class Settings(BaseSettings):
         "with the decision (at most two); lower tells more conversations "
         "(docs/project.md, 'Which conversations hear of a decision').",
     )
+    decision_notify_second_model: Literal["all-MiniLM-L6-v2", ""] = Field(
+        default="all-MiniLM-L6-v2",
+        description="A second local model that also compares a new decision with the user's threads "
+        "(its own vector of each thread's gist, beside the embedder's): a thread stands as high as the "
+        "higher of the two models puts it. Empty, or the embedder's own model: the embedder alone "
+        "(docs/project.md, 'Which conversations hear of a decision').",
+    )
     decision_notify_max_threads: int = Field(
         default=50,
         ge=0,

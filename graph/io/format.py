@@ -73,7 +73,7 @@ OWNED = frozenset({"userId", "tenantKey"})
 #: Properties that name the user (as the target of a change of their profile).
 NAMING_THE_OWNER = frozenset({"targetId"})
 #: Properties holding a vector, written back with ``db.create.setNodeVectorProperty``.
-VECTORS = frozenset({"embedding", "vector"})
+VECTORS = frozenset({"embedding", "vector", "notifyEmbedding"})
 #: Neo4j's temporal types (as ``valueType`` names them), by the key a value is written under.
 TEMPORAL = {
     "ZONED DATETIME NOT NULL": "datetime",

@@ -49,30 +49,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from graph.continuity.agents import AgentRegistry
 from graph.conversations.models import NewMessage
 from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
 from graph.core import journal
-from graph.core.db import Database, listed, run_rows
-from graph.core.embeddings import Embedder, embed_each, notify_floor, relevance_floor
+from graph.core.db import Database, listed
+from graph.core.embeddings import Embedder, embed_each
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
-from graph.core.settings import Settings
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 from graph.knowledge import corrections
 from graph.knowledge.edges import EdgeService
 from graph.knowledge.models import CreateResult, EdgeType, KnowledgeSource, NewEdge, NewNote, Proposed
 from graph.knowledge.notes import NoteService
 from graph.project import notify as notifying
+from graph.project.affected import DecisionVectors, NotifyConfig, affected_threads
 from graph.project.models import NewEntry, ProjectKind
 
-#: Most recently active threads of a user a new decision reads (exactly), the newest insights
-#: of each (a cosine costs ~15 us in Cypher), and the closest whose texts are read for terms.
-SCAN_THREADS, SCAN_INSIGHTS, TEXT_THREADS = 500, 5, 50
 #: The message a thread gets when a decision that may affect it is recorded.
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
 #: The proposal operations :meth:`ProjectContextService.approve` applies.
@@ -94,30 +89,6 @@ def authorship(recorded_by: dict[str, Any] | None) -> str:
             return ""
         return f" (proposed by {'agent ' + proposer if proposer else 'an agent'}, approved by a person)"
     return f" (recorded by {who})"
-
-
-@dataclass(frozen=True)
-class NotifyConfig:
-    """Which conversations hear of a new decision (settings; :mod:`graph.project.notify`).
-    ``prior_mean``: what an unrelated thread's cosine is on average (the embedder's)."""
-
-    min_similarity: float = 0.76
-    standing: float = 2.3
-    prior_mean: float = 0.54
-    max_threads: int = 50
-    window_days: float = 30.0
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> NotifyConfig:
-        """What the settings ask for; unrelated threads sit a little below the embedder's
-        relevance floor."""
-        return cls(
-            min_similarity=notify_floor(settings),
-            standing=settings.decision_notify_standing,
-            prior_mean=round(relevance_floor(settings) - notifying.PRIOR_BELOW_FLOOR, 3),
-            max_threads=settings.decision_notify_max_threads,
-            window_days=settings.decision_notify_days,
-        )
 
 
 @dataclass
@@ -143,9 +114,13 @@ class ProjectContextService:
         edges: EdgeService,
         agents: AgentRegistry,
         notify: NotifyConfig | None = None,
+        second: Embedder | None = None,
     ) -> None:
+        """``second``: the second model that compares a decision with the user's threads
+        (``notify.second_prior_mean`` is its prior), or ``None``."""
         self._db = db
         self._embedder = embedder
+        self._second = second if notify is not None and notify.second_prior_mean is not None else None
         self._notes = notes
         self._edges = edges
         self._agents = agents
@@ -190,7 +165,10 @@ class ProjectContextService:
             known = await self._known_agents(principal)
             if self._notify.max_threads:
                 terms = notifying.decision_words(entry.title, entry.body, entry.consequences, entry.tags)
-                threads = await self._affected_threads(principal, vectors, terms, agents)
+                sides = await DecisionVectors.of(vectors, texts, self._second)
+                threads = await affected_threads(
+                    self._db, principal.user_id, sides, terms, agents, self._notify
+                )
         fields = {
             "kind": entry.kind.value,
             "context": entry.context,
@@ -310,30 +288,6 @@ class ProjectContextService:
                 f"{stored['kind']} {entry_id!r} exists with other fields; supersede it with a new one",
                 field="id",
             )
-
-    async def _affected_threads(
-        self, principal: Principal, vectors: list[list[float]], terms: notifying.Terms, agents: list[str]
-    ) -> list[dict[str, Any]]:
-        """The threads a decision may affect, sessions first, then those that stand out most
-        (read before the write; a thread started meanwhile is not told). ``vectors``: the
-        vectors of :func:`notifying.decision_texts`, in its order; ``terms``: its words."""
-        user, (note, about, why, *consequences) = principal.user_id, vectors
-        rule = notifying.Rule(self._notify.min_similarity, self._notify.standing, self._notify.prior_mean)
-
-        async def work(tx: AsyncManagedTransaction) -> list[notifying.Told]:
-            rows = await run_rows(
-                tx, "queries/project/decision_threads", userId=user, about=about, why=why,
-                windowSeconds=int(self._notify.window_days * 86_400), scan=SCAN_THREADS,
-                insights=SCAN_INSIGHTS, agents=agents, parts=[note, *consequences],
-            )  # fmt: skip
-            candidates = [notifying.candidate(r) for r in rows]
-            base = notifying.standings(candidates, rule)
-            closest = notifying.closest(base, TEXT_THREADS)
-            read = await run_rows(tx, "queries/project/decision_thread_texts", userId=user, ids=closest)
-            texts = {r["id"]: r["text"] for r in read}
-            return notifying.tell(candidates, rule, terms, texts, self._notify.max_threads, base)
-
-        return [t.view() for t in await self._db.read_tx(work)]
 
     async def _known_agents(self, principal: Principal) -> list[str]:
         """Every agent of the project: those that ran a session or have docs, and those the

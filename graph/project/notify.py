@@ -170,7 +170,9 @@ class Candidate:
     """One of the user's threads as the decision sees it. ``about`` and ``why``: its cosines
     with what the decision decides and with why (``None``: it has no gist vector yet);
     ``gist``/``insight``: the parts of ``about``; ``part``: its gist's best cosine to the
-    decision's parts (``None``: not compared)."""
+    decision's parts (``None``: not compared). ``about2``, ``why2``, ``part2``: the same
+    three comparisons of the second model's gist vector with the decision's texts (gist only,
+    no insights; ``None``: no second model, or the thread has no vector of it)."""
 
     thread_id: str
     about: float | None = None
@@ -179,6 +181,9 @@ class Candidate:
     insight: float | None = None
     by_session: bool = False
     part: float | None = None
+    about2: float | None = None
+    why2: float | None = None
+    part2: float | None = None
 
 
 def candidate(row: Mapping[str, Any]) -> Candidate:
@@ -188,17 +193,21 @@ def candidate(row: Mapping[str, Any]) -> Candidate:
     gist, insight = row["gistAbout"], row["insightAbout"]
     about = gist if insight is None or (gist is not None and gist >= insight) else insight
     return Candidate(
-        str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]), row["gistPart"]
-    )
+        str(row["id"]), about, row["gistWhy"], gist, insight, bool(row["bySession"]), row["gistPart"],
+        row.get("gistAbout2"), row.get("gistWhy2"), row.get("gistPart2"),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Rule:
-    """When a thread is told (settings)."""
+    """When a thread is told (settings). ``prior_mean``: what an unrelated thread's cosine is on
+    average, the embedder's; ``second_prior_mean``: the second model's (``None``: its cosines
+    are not used)."""
 
     min_similarity: float
     standing: float
     prior_mean: float
+    second_prior_mean: float | None = None
 
 
 @dataclass
@@ -227,20 +236,31 @@ class Told:
         return why
 
 
+#: The comparisons of the embedder's vectors, and of the second model's.
+FIRST = ("about", "why", "part")
+SECOND = ("about2", "why2", "part2")
+
+
 def standings(candidates: Sequence[Candidate], rule: Rule) -> dict[str, float]:
-    """Each thread's standing among the user's threads (the best of the comparisons), before
-    named terms; threads without a vector have none."""
-    about = Spread.of(c.about for c in candidates)
-    why = Spread.of(c.why for c in candidates)
-    part = Spread.of(c.part for c in candidates)
+    """Each thread's standing among the user's threads before named terms: the best, over the
+    comparisons and the two models, of its cosine's standing among the cosines the same model
+    gives the user's other threads for the same comparison (each model against its own prior).
+    Threads without the embedder's vector have none; one without the second model's is judged
+    by the embedder's alone."""
+    priors = [(FIRST, rule.prior_mean)]
+    if rule.second_prior_mean is not None:
+        priors.append((SECOND, rule.second_prior_mean))
+    spreads = {k: Spread.of(getattr(c, k) for c in candidates) for keys, _ in priors for k in keys}
     found = {}
     for c in candidates:
         if c.about is None or c.why is None:
             continue
-        best = max(about.standing(c.about, rule.prior_mean), why.standing(c.why, rule.prior_mean))
-        if c.part is not None:
-            best = max(best, part.standing(c.part, rule.prior_mean))
-        found[c.thread_id] = best
+        found[c.thread_id] = max(
+            spreads[k].standing(value, prior)
+            for keys, prior in priors
+            for k in keys
+            if (value := getattr(c, k)) is not None
+        )
     return found
 
 

@@ -8,7 +8,10 @@
 // decides (the newest first, then by id: insights of one extraction share their time); the best
 // cosine of its gist to any of the decision's $parts (the decision, and each consequence); and
 // the threads that a session of one of the decision's own $agents is about. A thread without a
-// gist vector has no cosines.
+// gist vector has no cosines. Beside them, when a second model compares ($notifyModel, null: none),
+// the same three comparisons of the thread's gist vector of that model (`notifyEmbedding`, made
+// from the same text as `embedding`) with the decision's vectors of that model ($second: what it
+// decides, why, then its parts): null for a thread without one, or with one another model made.
 CALL () {
   MATCH (t:Thread)
   WHERE t.userId = $userId AND t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
@@ -24,17 +27,25 @@ CALL () {
     UNWIND $parts AS part
     RETURN max(2 * vector.similarity.cosine(t.embedding, part) - 1) AS gistPart
   }
+  CALL (t) {
+    WITH t WHERE t.notifyModel = $notifyModel
+    UNWIND range(0, size($second) - 1) AS k
+    WITH k, 2 * vector.similarity.cosine(t.notifyEmbedding, $second[k]) - 1 AS cosine
+    RETURN max(CASE k WHEN 0 THEN cosine END) AS gistAbout2, max(CASE k WHEN 1 THEN cosine END) AS gistWhy2,
+           max(CASE WHEN k >= 2 THEN cosine END) AS gistPart2
+  }
   RETURN t.id AS id,
          2 * vector.similarity.cosine(t.embedding, $about) - 1 AS gistAbout,
          2 * vector.similarity.cosine(t.embedding, $why) - 1 AS gistWhy,
-         insightAbout, gistPart, false AS bySession
+         insightAbout, gistPart, gistAbout2, gistWhy2, gistPart2, false AS bySession
   UNION ALL
   UNWIND $agents AS agent
   MATCH (s:Session) WHERE s.userId = $userId AND s.agentId = agent AND s.startedAt IS NOT NULL
   MATCH (s)-[:ABOUT]->(t:Thread)
   WHERE t.updatedAt >= datetime() - duration({seconds: $windowSeconds})
   RETURN DISTINCT t.id AS id, null AS gistAbout, null AS gistWhy, null AS insightAbout,
-         null AS gistPart, true AS bySession
+         null AS gistPart, null AS gistAbout2, null AS gistWhy2, null AS gistPart2, true AS bySession
 }
 RETURN id, max(gistAbout) AS gistAbout, max(gistWhy) AS gistWhy, max(insightAbout) AS insightAbout,
-       max(gistPart) AS gistPart, max(bySession) AS bySession
+       max(gistPart) AS gistPart, max(gistAbout2) AS gistAbout2, max(gistWhy2) AS gistWhy2,
+       max(gistPart2) AS gistPart2, max(bySession) AS bySession

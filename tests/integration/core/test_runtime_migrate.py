@@ -55,7 +55,14 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
         )
     embedder = LocalEmbedder()
     assert await reembed(private_db, embedder) == 4
+    # The second model of decisions' notices makes the thread's own vector of its gist, and
+    # only that (everything else is the embedder's already).
+    assert await reembed(private_db, embedder, second=LocalEmbedder(MINILM)) == 1
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
+        [second] = driver.execute_query(
+            "MATCH (t:Thread {userId: 'old'}) RETURN size(t.notifyEmbedding) AS size, t.notifyModel AS model"
+        ).records
+        assert (second["size"], second["model"]) == (384, MINILM.model_id)
         sizes, _, _ = driver.execute_query(
             "MATCH (n) WHERE n.userId = 'old' AND n.embedding IS NOT NULL RETURN labels(n)[0] AS label, "
             "size(n.embedding) AS size, n.embeddingModel AS model, n.embeddedSeq AS seq ORDER BY label"

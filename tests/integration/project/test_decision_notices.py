@@ -1,16 +1,23 @@
 """Which conversations hear of a new decision, over HTTP against the real Neo4j: a thread on
 the migration a decision settles is told (issue 33's report), one that only shares its words
-is not, and what another user stores never changes who is told."""
+is not, what another user stores never changes who is told, and a thread only the second model
+(all-MiniLM-L6-v2) finds is told while the second model compares, not once it is disabled."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from graph.core.db import Database
 from graph.core.principals import Role
-from tests.integration.conftest import Caller, MakeCaller
+from tests.integration.conftest import Caller, MakeCaller, inspect
 from tests.integration.project.test_decisions import gist_of, notices, thread
+from tests.support.servers import ApiProcess, running_api
 
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: "
 POSTGRES = {
@@ -115,3 +122,59 @@ async def test_other_users_threads_never_change_who_is_told(make_caller: MakeCal
     assert set(before) == {"billing"}
     assert before == after
     assert await notices(crowd, "crowd-1") == []
+
+
+#: bench/notify_pairs.py's yardstick: its data engineer's threads and one of her decisions.
+YARDSTICK = Path(__file__).parents[3] / "bench" / "data" / "notify_pairs.json"
+
+
+@pytest.fixture(scope="module")
+def bge_only_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
+    """An API with the second model of decisions' notices disabled: bge-small alone."""
+    env = {"CTXNET_API_KEY_CACHE_SECONDS": "0", "CTXNET_DECISION_NOTIFY_SECOND_MODEL": ""}
+    with running_api(tmp_path_factory.mktemp("bge-only-api") / "api.log", env) as process:
+        yield process
+
+
+async def priya(caller: Caller, db: Database) -> dict[str, Any]:
+    """The yardstick's priya: her 32 threads for ``caller``, each with its gists embedded; her
+    decision on freshness, whose related threads bge-small alone ranks two of three."""
+    [user] = [u for u in json.loads(YARDSTICK.read_text(encoding="utf-8"))["users"] if u["id"] == "priya"]
+    for t in user["threads"]:
+        made = await caller.http.post("/v1/threads", json={k: t[k] for k in ("id", "contextType", "topic")})
+        assert made.status_code == 201, made.text
+        added = await caller.http.post(f"/v1/threads/{t['id']}/messages", json={"messages": t["messages"]})
+        assert added.status_code == 201, added.text
+    for t in user["threads"]:
+        await gist_of(db, caller.user_id, t["id"])
+    [decision] = [d for d in user["decisions"] if d["id"] == "priya-d10"]
+    return decision
+
+
+async def test_a_thread_only_the_second_model_finds_is_told(
+    make_caller: MakeCaller, db: Database, bge_only_api: ApiProcess
+) -> None:
+    """ "Freshness expectations for every mart" affects three of priya's threads; bge-small puts
+    "stores report stale numbers" at 2.07 standard deviations above her other threads (under
+    the line, 2.3), MiniLM at 3.8: told with both models, not by bge-small alone. An API
+    with the second model disabled tells what bge-small alone tells, though her threads hold
+    the second model's vectors."""
+    person = await make_caller(Role.HUMAN)
+    decision = await priya(person, db)
+    [row] = await inspect(
+        db,
+        "MATCH (t:Thread {userId: $user}) "
+        "RETURN count(t.notifyEmbedding) AS n, collect(DISTINCT t.notifyModel) AS m",
+        user=person.user_id,
+    )
+    assert row == {"n": 32, "m": ["all-MiniLM-L6-v2-onnx-int8"]}
+    body = {k: decision[k] for k in ("title", "context", "decision", "consequences", "tags")}
+    alone = person.client(bge_only_api.base_url)
+    without = await alone.post("/v1/decisions", json={"id": "adr-fresh-bge"} | body)
+    assert without.status_code == 201, without.text
+    by_bge = {t["threadId"] for t in without.json()["notifiedThreads"]}
+    assert by_bge == {"priya-exec-yesterday", "priya-freshness-sla"}
+    told = await decide(person, "adr-fresh", body)
+    assert set(told) == set(decision["related"]) == by_bge | {"priya-stale-stores"}
+    assert told["priya-stale-stores"]["reason"] == "standsOut"
+    assert told["priya-stale-stores"]["standing"] >= 3.0
