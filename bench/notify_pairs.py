@@ -18,25 +18,32 @@ all of them (other users' threads that are as close to each decision as the real
 Once every gist is embedded, each user records their decisions through ``POST /v1/decisions``
 and the threads named in ``notifiedThreads`` are the ones told.
 
+The service compares a decision with each thread by two models (bge-small, the embedder, and
+the second model of ``CTXNET_DECISION_NOTIFY_SECOND_MODEL``, all-MiniLM-L6-v2; fourth pass).
 Beside it, in the same run and on the vectors the service stored:
 
-* **before**: the method this replaced: a thread is told when its gist or an insight is at
-  least ``notify_floor`` similar to the decision's own vector (title and decision);
-* **without the parts**: the method now with the decision's parts left out (its note and
-  each consequence, :func:`graph.project.notify.decision_texts`), at the default and at the
-  standing its own calibration half chooses;
+* **before**: the method of the first pass: a thread is told when its gist or an insight is
+  at least ``notify_floor`` similar to the decision's own vector (title and decision);
+* **without the parts**: bge-small alone with the decision's parts left out (its note and
+  each consequence, :func:`graph.project.notify.decision_texts`; the second pass), at the
+  default and at the standing its own calibration half chooses;
+* **bge-small alone** (``bgeOnly``; the third pass, and what the service does with the
+  second model disabled): at the default, at the standing its calibration half chooses, and
+  its ceiling per user;
 * **the calibration sweep**: the standing (``CTXNET_DECISION_NOTIFY_STANDING``) chosen on
   the calibration half (the weakest user against the goal, precision 0.95 and recall 0.80,
   then everyone; a tie goes to the lower standing): the arithmetic of
   :mod:`graph.project.notify` replayed on every pair for each candidate value (it agrees with
-  the API at the default: ``replayedAtDefault``); the held-out half is only reported;
+  the API at the default: ``replayedAtDefault``, and the run fails if the threads differ);
+  the held-out half is only reported;
 * **the ceiling per user** (``ceilingPerUser``): every pair ranked by the standing it
   reaches, the best precision at a recall of 0.80 and the best recall at a precision of 0.95
   that any line of that user's own could give (:func:`ceiling`).
 
-Last, the cost: recording a decision for a user with 2,000 recent threads (of which a
-decision reads the 500 most recent) of 10 insights each, server time, beside the statement
-that reads them, raw.
+Last, the cost: the second model's embedding of a decision's texts (each alone, as the service
+embeds them) beside bge-small's; recording a decision for a user with 2,000 recent threads (of
+which a decision reads the 500 most recent) of 10 insights each, server time, beside the
+statement that reads them, raw, with both models' vectors and with bge-small's alone.
 
 ``python -m bench.notify_pairs`` (about 5 minutes on 2 cores) saves
 ``bench/results/notify_pairs.json``.
@@ -61,10 +68,10 @@ from bench.common import machine, save
 from bench.corpus import Corpus, private_api, server_seconds, user_key
 from bench.project import load_threads
 from graph.core.cypher import cypher_text
-from graph.core.embeddings import build_embedder, embed_each, notify_floor
+from graph.core.embeddings import Embedder, build_embedder, build_notify_embedder, embed_each, notify_floor
 from graph.core.settings import Settings
 from graph.project import notify as notifying
-from graph.project.context import SCAN_INSIGHTS, SCAN_THREADS, TEXT_THREADS, NotifyConfig
+from graph.project.affected import SCAN_INSIGHTS, SCAN_THREADS, TEXT_THREADS, NotifyConfig
 
 DATA = Path(__file__).parent / "data" / "notify_pairs.json"
 SWEEP = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))
@@ -81,7 +88,8 @@ CALL (t) {
   WITH i WHERE i.embedding IS NOT NULL
   RETURN collect(i.embedding) AS insights
 }
-RETURN t.id AS id, t.embedding AS gist, insights
+RETURN t.id AS id, t.embedding AS gist, insights,
+       CASE WHEN t.notifyModel = $notifyModel THEN t.notifyEmbedding END AS second
 """
 DECISIONS = """
 MATCH (n:Knowledge) WHERE n.userId = $userId AND n.id IN $ids RETURN n.id AS id, n.embedding AS v
@@ -151,22 +159,31 @@ def unit(vectors: list[Any]) -> np.ndarray:
 Swept = dict[float, dict[str, set[str]]]
 #: Each decision's threads with the standing they reach (with terms; ``inf``: told as similar).
 Scored = dict[str, list[tuple[float, str]]]
+#: The methods replayed at every standing: now (both models), bge-small alone, and bge-small
+#: alone without the decision's parts.
+METHODS = ("now", "bgeOnly", "withoutParts")
 
 
 def replay(
-    stored: dict[str, Any], user: dict[str, Any], config: NotifyConfig, sides: dict[str, np.ndarray]
-) -> tuple[dict[str, set[str]], Swept, Swept, Scored]:
-    """The method before (a fixed cosine to the decision's own vector), and the method now at
-    each standing of :data:`SWEEP`, with and without the decision's parts, on the vectors the
-    service stored; and every thread's standing now, whatever the line."""
-    gists, insights, texts = stored["gists"], stored["insights"], stored["texts"]
+    stored: dict[str, Any],
+    user: dict[str, Any],
+    config: NotifyConfig,
+    sides: dict[str, np.ndarray],
+    seconds: dict[str, np.ndarray] | None,
+) -> tuple[dict[str, set[str]], dict[str, Swept], dict[str, Scored]]:
+    """The method before (a fixed cosine to the decision's own vector), and each of
+    :data:`METHODS` at each standing of :data:`SWEEP`, on the vectors the service stored
+    (``seconds``: the decision's vectors by the second model, ``None``: none); and every
+    thread's standing by now and by bge-small alone, whatever the line."""
+    gists, insights, texts, second = stored["gists"], stored["insights"], stored["texts"], stored["second"]
     before: dict[str, set[str]] = {}
-    swept: Swept = {s: {} for s in SWEEP}
-    bare: Swept = {s: {} for s in SWEEP}
-    scored: Scored = {}
+    swept: dict[str, Swept] = {m: {s: {} for s in SWEEP} for m in METHODS}
+    scored: dict[str, Scored] = {"now": {}, "bgeOnly": {}}
+    two = config.second_prior_mean
     for d in user["decisions"]:
         own, about, why, *consequences = stored["decisions"][d["id"]], *sides[d["id"]][1:]
         parts = [own, *consequences]
+        by_second = seconds[d["id"]] if seconds is not None else None
         before[d["id"]] = set()
         candidates = []
         for thread_id, gist in gists.items():
@@ -176,25 +193,38 @@ def replay(
             if best[0] >= notify_floor(Settings()):  # before: every insight counted; here the newest
                 before[d["id"]].add(thread_id)
             part = max(float(gist @ v) for v in parts)
+            also: list[float | None] = [None, None, None]
+            if by_second is not None and second[thread_id] is not None:  # as decision_threads.cypher
+                note2, about2, why2, *consequences2 = by_second
+                g2 = second[thread_id]
+                also = [
+                    float(g2 @ about2),
+                    float(g2 @ why2),
+                    max(float(g2 @ v) for v in (note2, *consequences2)),
+                ]
             candidates.append(
-                notifying.Candidate(thread_id, best[1], found[2], found[1], near[1], False, part)
+                notifying.Candidate(thread_id, best[1], found[2], found[1], near[1], False, part, *also)
             )
         terms, gone = notifying.decision_words(d["title"], d["decision"], d["consequences"], d["tags"])
-        without = [dataclasses.replace(c, part=None) for c in candidates]
-        for into, these in ((swept, candidates), (bare, without)):
-            rule = notifying.Rule(config.min_similarity, 0.0, config.prior_mean)
+        bare = [dataclasses.replace(c, part=None) for c in candidates]
+        for method, these, prior in (
+            ("now", candidates, two),
+            ("bgeOnly", candidates, None),
+            ("withoutParts", bare, None),
+        ):
+            rule = notifying.Rule(config.min_similarity, 0.0, config.prior_mean, prior)
             base = notifying.standings(these, rule)
             read = {tid: texts[tid] for tid in notifying.closest(base, TEXT_THREADS)}
             shared, events = notifying.shared_terms(terms, read, gone), notifying.event_threads(read)
             for standing in SWEEP:
-                rule = notifying.Rule(config.min_similarity, standing, config.prior_mean)
+                rule = notifying.Rule(config.min_similarity, standing, config.prior_mean, prior)
                 chosen = notifying.choose(these, rule, shared, config.max_threads, base, gone, events)
-                into[standing][d["id"]] = {t.thread_id for t in chosen}
-            if into is swept:
-                rule = notifying.Rule(config.min_similarity, -math.inf, config.prior_mean)
+                swept[method][standing][d["id"]] = {t.thread_id for t in chosen}
+            if method in scored:
+                rule = notifying.Rule(config.min_similarity, -math.inf, config.prior_mean, prior)
                 every = notifying.choose(these, rule, shared, len(these), base, gone, events)
-                scored[d["id"]] = [(_reached(t), t.thread_id) for t in every]
-    return before, swept, bare, scored
+                scored[method][d["id"]] = [(_reached(t), t.thread_id) for t in every]
+    return before, swept, scored
 
 
 def _reached(told: notifying.Told) -> float:
@@ -235,19 +265,33 @@ def gist_texts(driver: Any, user: str) -> dict[str, str]:
     return {r["id"]: r["text"] for r in driver.execute_query(query, userId=user, ids=rows).records}
 
 
-def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any]:
+#: The scale user's threads get the second model's vectors as copies of their synthetic gist
+#: vectors (the read's time does not depend on the values).
+SECOND_COPIES = """
+MATCH (t:Thread) WHERE t.userId = $userId
+CALL db.create.setNodeVectorProperty(t, 'notifyEmbedding', t.embedding)
+SET t.notifyModel = $notifyModel
+"""
+
+
+def cost(local: Any, driver: Any, base_url: str, embedder: Any, second: Embedder | None) -> dict[str, Any]:
     """Server time of recording a decision for a user with :data:`SCALE_THREADS` recent threads
     of :data:`SCALE_INSIGHTS` insights each (clustered synthetic vectors, as
-    :mod:`bench.project` writes them), beside the statement that reads them, raw (and that
-    statement without the decision's parts, as before)."""
+    :mod:`bench.project` writes them; each thread with a second vector when there is a second
+    model), beside the statement that reads them, raw: with both models' vectors (now), with
+    bge-small's alone (the third pass) and without the decision's parts (the second), taking
+    turns."""
     user = "bench-notify-scale"
     corpus = Corpus(seed=SCALE_THREADS)
     topics, _ = corpus.notes(SCALE_THREADS)
     load_threads(driver, corpus, user, [(f"thread {i}", topics[i]) for i in range(SCALE_THREADS)],
                  SCALE_INSIGHTS, embedder.model_id)  # fmt: skip
+    if second is not None:
+        driver.execute_query(SECOND_COPIES, userId=user, notifyModel=second.model_id)
     key = asyncio.run(user_key(local.settings, user))
     query = cypher_text("queries/project/decision_threads")
-    record, raw, raw_before = [], [], []
+    record: list[float] = []
+    reads: dict[str, list[float]] = {"now": [], "bgeOnly": [], "withoutParts": []}
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client:
         for n in range(SCALE_RUNS + 2):
             title, body, context, consequences = (
@@ -263,24 +307,31 @@ def cost(local: Any, driver: Any, base_url: str, embedder: Any) -> dict[str, Any
             answer = client.post("/v1/decisions", json=decision)
             answer.raise_for_status()
             texts = notifying.decision_texts(title, body, consequences, context)
-            note, about, why, *each = [asyncio.run(embedder.embed([t]))[0] for t in texts]
-            took = []
-            for parts in ([note, *each], []):  # the read now, and without the parts (before)
+            note, about, why, *each = asyncio.run(embed_each(embedder, texts))
+            bge = {"about": about, "why": why, "notifyModel": None, "second": []}
+            now = bge
+            if second is not None:
+                note2, about2, why2, *each2 = asyncio.run(embed_each(second, texts))
+                now = bge | {"notifyModel": second.model_id, "second": [about2, why2, note2, *each2]}
+            took: dict[str, float] = {}
+            turns = [("now", now, [note, *each]), ("bgeOnly", bge, [note, *each]), ("withoutParts", bge, [])]
+            for name, params, parts in turns[:: 1 if n % 2 else -1]:
                 t0 = time.perf_counter()
                 driver.execute_query(
-                    query, userId=user, about=about, why=why, windowSeconds=30 * 86_400,
-                    scan=SCAN_THREADS, insights=SCAN_INSIGHTS, agents=[], parts=parts,
+                    query, userId=user, windowSeconds=30 * 86_400, scan=SCAN_THREADS, insights=SCAN_INSIGHTS,
+                    agents=[], parts=parts, **params,
                 )  # fmt: skip
-                took.append(time.perf_counter() - t0)
+                took[name] = time.perf_counter() - t0
             if n >= 2:  # two warm-up rounds
                 record.append(server_seconds(answer))
-                raw.append(took[0])
-                raw_before.append(took[1])
+                for name, seconds in took.items():
+                    reads[name].append(seconds)
     return {
         "threads": SCALE_THREADS, "insights": SCALE_THREADS * SCALE_INSIGHTS,
         "recordMsP50": round(statistics.median(record) * 1000, 1),
-        "readMsP50": round(statistics.median(raw) * 1000, 1),
-        "readWithoutPartsMsP50": round(statistics.median(raw_before) * 1000, 1),
+        "readMsP50": round(statistics.median(reads["now"]) * 1000, 1),
+        "readBgeOnlyMsP50": round(statistics.median(reads["bgeOnly"]) * 1000, 1),
+        "readWithoutPartsMsP50": round(statistics.median(reads["withoutParts"]) * 1000, 1),
     }  # fmt: skip
 
 
@@ -290,15 +341,16 @@ def main(noise: int | None = None) -> dict[str, Any]:
     users: list[dict[str, Any]] = data["users"]
     noise = data["noiseUsers"] if noise is None else noise
     config = NotifyConfig.from_settings(Settings())
-    embedder = build_embedder(Settings())  # as the API builds it
+    embedder = build_embedder(Settings())  # as the API builds them
+    second = build_notify_embedder(Settings())
     started = time.perf_counter()
     after: dict[str, set[str]] = {}
     why: dict[str, list[dict[str, Any]]] = {}
     spent: list[float] = []
+    embed_ms: dict[str, list[float]] = {"bge": [], "second": []}
     before: dict[str, set[str]] = {}
-    swept: Swept = {s: {} for s in SWEEP}
-    bare: Swept = {s: {} for s in SWEEP}
-    scored: Scored = {}
+    swept: dict[str, Swept] = {m: {s: {} for s in SWEEP} for m in METHODS}
+    scored: dict[str, Scored] = {"now": {}, "bgeOnly": {}}
     with private_api("ctxnet-bench-notify-", "bench-notify-" + users[0]["id"], timeout=120) as (
         local,
         first,
@@ -325,12 +377,16 @@ def main(noise: int | None = None) -> dict[str, Any]:
                     break
                 time.sleep(0.5)
             stored: dict[str, dict[str, Any]] = {}
+            notify_model = second.model_id if second is not None else None
             for u in users:
                 user = "bench-notify-" + u["id"]
-                rows = driver.execute_query(THREADS, userId=user, insights=SCAN_INSIGHTS).records
+                rows = driver.execute_query(
+                    THREADS, userId=user, insights=SCAN_INSIGHTS, notifyModel=notify_model
+                ).records
                 stored[u["id"]] = {
                     "gists": {r["id"]: unit([r["gist"]])[0] for r in rows},
                     "insights": {r["id"]: [unit([v])[0] for v in r["insights"]] for r in rows},
+                    "second": {r["id"]: unit([r["second"]])[0] if r["second"] else None for r in rows},
                     "texts": gist_texts(driver, user),
                 }
             for u in users:
@@ -347,59 +403,80 @@ def main(noise: int | None = None) -> dict[str, Any]:
                 ids = [d["id"] for d in u["decisions"]]
                 rows = driver.execute_query(DECISIONS, userId=user, ids=ids).records
                 stored[u["id"]]["decisions"] = {r["id"]: unit([r["v"]])[0] for r in rows}
-                sides = {}
+                sides, seconds = {}, {}
                 for d in u["decisions"]:  # as the service embeds them: each text alone, the note first
                     texts = notifying.decision_texts(
                         d["title"], d["decision"], d["consequences"], d["context"]
                     )
-                    sides[d["id"]] = unit(asyncio.run(embed_each(embedder, texts)))
-                was, now, without, scores = replay(stored[u["id"]], u, config, sides)
-                scored |= scores
+                    for name, model, into in (("bge", embedder, sides), ("second", second, seconds)):
+                        if model is None:
+                            continue
+                        t0 = time.perf_counter()
+                        into[d["id"]] = unit(asyncio.run(embed_each(model, texts)))
+                        embed_ms[name].append((time.perf_counter() - t0) * 1000)
+                was, now, scores = replay(stored[u["id"]], u, config, sides, seconds if second else None)
                 before |= was
-                for standing in SWEEP:
-                    swept[standing] |= now[standing]
-                    bare[standing] |= without[standing]
-            at_scale = cost(local, driver, base_url, embedder)
+                for method in METHODS:
+                    for standing in SWEEP:
+                        swept[method][standing] |= now[method][standing]
+                for method in scored:
+                    scored[method] |= scores[method]
+            at_scale = cost(local, driver, base_url, embedder, second)
         finally:
             for client in clients.values():
                 client.close()
-    replayed = {s: report(swept[s], users) for s in SWEEP}
-    replayed_bare = {s: report(bare[s], users) for s in SWEEP}
+    replayed = {m: {s: report(swept[m][s], users) for s in SWEEP} for m in METHODS}
 
     def against_goal(f: dict[str, Any]) -> float:  # precision 0.95 and recall 0.80: 1.0 meets both
         return float(min((f["precision"] or 0) / 0.95, (f["recall"] or 0) / 0.80))
 
-    def calibrated(s: float, swept: dict[float, Any] = replayed) -> tuple[float, float, float]:
+    def calibrated(s: float, method: str = "now") -> tuple[float, float, float]:
         """On the calibration half only: the weakest user, then everyone, then the lower standing."""
-        half = swept[s]["calibration"]
+        half = replayed[method][s]["calibration"]
         return (min(against_goal(f) for f in half.values()), against_goal(half["all"]), -s)
 
-    chosen = max(SWEEP, key=calibrated)
-    chosen_bare = max(SWEEP, key=lambda s: calibrated(s, replayed_bare))
+    def meeting(method: str) -> list[float]:
+        """The standings at which every user meets the goal on both halves together."""
+        return [s for s in SWEEP if all(against_goal(f) >= 1.0 for f in replayed[method][s]["both"].values())]
+
+    chosen = {m: max(SWEEP, key=lambda s, m=m: calibrated(s, m)) for m in METHODS}
+    agrees = swept["now"].get(config.standing) == after
     result: dict[str, Any] = {
         "pairs": sum(len(u["threads"]) * len(u["decisions"]) for u in users),
         "related": sum(len(d["related"]) for u in users for d in u["decisions"]),
         "nearMisses": sum(len(d["nearMisses"]) for u in users for d in u["decisions"]),
         "users": [u["id"] for u in users], "noiseUsers": noise, "loadSeconds": loaded,
+        "secondModel": notify_model, "secondPriorMean": config.second_prior_mean,
         "before": {"minSimilarity": notify_floor(Settings()), **report(before, users)},
         "after": {
             "standing": config.standing, "minSimilarity": config.min_similarity, **report(after, users),
         },
-        "replayedAtDefault": replayed.get(config.standing),
-        "withoutParts": {
-            "atDefault": replayed_bare.get(config.standing),
-            "chosenStanding": chosen_bare, "atChosen": replayed_bare[chosen_bare],
+        "replayedAtDefault": replayed["now"].get(config.standing),
+        "replayAgreesWithApi": agrees,
+        "bgeOnly": {
+            "atDefault": replayed["bgeOnly"].get(config.standing),
+            "chosenStanding": chosen["bgeOnly"], "atChosen": replayed["bgeOnly"][chosen["bgeOnly"]],
+            "ceilingPerUser": ceiling(scored["bgeOnly"], users), "standingsMeetingGoal": meeting("bgeOnly"),
         },
-        "ceilingPerUser": ceiling(scored, users),
+        "withoutParts": {
+            "atDefault": replayed["withoutParts"].get(config.standing),
+            "chosenStanding": chosen["withoutParts"],
+            "atChosen": replayed["withoutParts"][chosen["withoutParts"]],
+        },
+        "ceilingPerUser": ceiling(scored["now"], users),
+        "standingsMeetingGoal": meeting("now"),
         "calibration": {
-            "chosenStanding": chosen,
-            "atChosen": replayed[chosen],
-            "sweep": {f"{s}": {h: replayed[s][h]["all"] for h in ("calibration", "heldOut")} for s in SWEEP},
+            "chosenStanding": chosen["now"],
+            "atChosen": replayed["now"][chosen["now"]],
+            "sweep": {
+                f"{s}": {h: replayed["now"][s][h]["all"] for h in ("calibration", "heldOut")} for s in SWEEP
+            },
         },
         "recordMs": {
             "p50": round(statistics.median(spent) * 1000, 1),
             "max": round(max(spent) * 1000, 1),
         },
+        "decisionEmbedMsP50": {k: round(statistics.median(v), 1) for k, v in embed_ms.items() if v},
         "atScale": at_scale,
         "told": {k: why[k] for k in sorted(why)},
     }  # fmt: skip
@@ -411,18 +488,25 @@ def main(noise: int | None = None) -> dict[str, Any]:
             )
             print(f"{name:6} {half:11} {line}")
     print(f"chosen standing on the calibration half: {chosen}; default {config.standing}")
-    for name, swept_figures, at in (
-        ("now", replayed, chosen), ("without parts", replayed_bare, chosen_bare),
-        ("without parts", replayed_bare, config.standing),
+    print(f"the replay agrees with the API at the default: {agrees}")
+    for method, at in (
+        ("now", chosen["now"]), ("bgeOnly", config.standing), ("bgeOnly", chosen["bgeOnly"]),
+        ("withoutParts", chosen["withoutParts"]), ("withoutParts", config.standing),
     ):  # fmt: skip
         for half in ("calibration", "heldOut", "both"):
             line = "  ".join(
-                f"{who} P{f['precision']} R{f['recall']}" for who, f in swept_figures[at][half].items()
+                f"{who} P{f['precision']} R{f['recall']}" for who, f in replayed[method][at][half].items()
             )
-            print(f"replayed {name} at {at} {half:11} {line}")
-    print(f"the best line of each user's own (both halves): {result['ceilingPerUser']}")
+            print(f"replayed {method} at {at} {half:11} {line}")
+    print(f"standings where every user meets the goal (both halves): now {result['standingsMeetingGoal']}, "
+          f"bge-small alone {result['bgeOnly']['standingsMeetingGoal']}")  # fmt: skip
+    print(f"the best line of each user's own (both halves), now: {result['ceilingPerUser']}")
+    print(f"  bge-small alone: {result['bgeOnly']['ceilingPerUser']}")
     print(f"record p50 {result['recordMs']['p50']} ms on {machine()['cpu']} -> {path}")
+    print(f"a decision's texts embedded, p50 ms: {result['decisionEmbedMsP50']}")
     print(f"at scale: {at_scale}")
+    if not agrees:
+        raise SystemExit("the replay does not reproduce the API's told threads at the default standing")
     return result
 
 

@@ -46,8 +46,8 @@ from graph.core.embeddings import build_embedder
 from graph.core.principals import ApiKeys, Role
 from graph.core.settings import Settings
 from graph.core.tenancy import tenant_key
+from graph.project.affected import SCAN_INSIGHTS, SCAN_THREADS
 from graph.project.agent_docs import MAX_DECISION_CHARS, MAX_DECISIONS
-from graph.project.context import SCAN_INSIGHTS, SCAN_THREADS
 from tests.support.servers import ApiProcess, running_api
 
 USER = "bench-project-user"
@@ -287,7 +287,8 @@ def measure(
                     t0 = time.perf_counter()  # as the service runs it: every recent thread, exactly
                     driver.execute_query(
                         threads_query, userId=USER, about=about, why=why, windowSeconds=30 * 86_400,
-                        scan=SCAN_THREADS, insights=SCAN_INSIGHTS, agents=[],
+                        scan=SCAN_THREADS, insights=SCAN_INSIGHTS, agents=[], parts=[], notifyModel=None,
+                        second=[],
                     )  # fmt: skip
                     spent[side] = time.perf_counter() - t0
                 elif side == "unified":
