@@ -30,6 +30,26 @@ The mean and spread are the user's **other** threads' (leave one out), pooled wi
 :data:`PRIOR_SD`), so a user with one or two threads is judged against what unrelated
 texts score, not against nothing. Only the user's own threads enter: what other users
 store never changes who is told.
+
+**Two models.** bge-small's cosines alone could not serve every user: on the yardstick of
+``bench/notify_pairs.py`` no line of priya's own (the data engineer) reached precision 0.95
+with recall 0.80 (her best: 0.857 / 0.682), as some related threads share no word with the
+decision and stand low while threads close in topic stand high. A second local model,
+all-MiniLM-L6-v2 (``CTXNET_DECISION_NOTIFY_SECOND_MODEL``), errs on other pairs: each thread
+keeps its vector of the gist too, the decision's texts are embedded by it as well, and each
+comparison (what it decides, why, each part; the gist only: insights stay bge-small's, as the
+yardstick could not tell a second insight vector from none) gets a standing within the second
+model's own cosines of the user's threads, against its own prior (its relevance floor minus
+:data:`PRIOR_BELOW_FLOOR`, 0.24). A thread's standing is the **highest** of the six (the max of
+the two models' z-scores per comparison): a thread either model puts well above the user's
+other threads stands out. Measured (docs/project.md, fourth pass): with the max, every user
+meets the goal on the yardstick at standings 2.3-2.6; with the mean of the two z-scores, or
+either model alone, at none; with the mean of each model's best comparison, at 2.1-2.2 only,
+with lower ceilings. Term bonuses, the replaced bonus, the event penalty and the
+``min_similarity`` rule (bge-small's cosine) are unchanged. A thread without the second
+model's vector (stored before it was configured, or by another model) is judged by
+bge-small's comparisons alone, and its cosines leave the second model's spread; with no second
+model (``Rule.second_prior_mean`` ``None``) everything is as before.
 """
 
 from __future__ import annotations
