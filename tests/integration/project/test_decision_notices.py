@@ -154,11 +154,11 @@ async def priya(caller: Caller, db: Database) -> dict[str, Any]:
 async def test_a_thread_only_the_second_model_finds_is_told(
     make_caller: MakeCaller, db: Database, bge_only_api: ApiProcess
 ) -> None:
-    """ "Freshness expectations for every mart" affects three of priya's threads; bge-small puts
-    "stores report stale numbers" at 2.07 standard deviations above her other threads (under
-    the line, 2.3), MiniLM at 3.8: told with both models, not by bge-small alone. An API
-    with the second model disabled tells what bge-small alone tells, though her threads hold
-    the second model's vectors."""
+    """priya's decision "Freshness expectations for every mart" affects three of her threads:
+    bge-small puts "Nobody noticed the stores table was three days stale" 2.07 standard
+    deviations above her other threads (under the line, 2.3), MiniLM 3.8: told with both
+    models, not by bge-small alone. An API with the second model disabled tells what
+    bge-small alone tells, though her threads hold the second model's vectors."""
     person = await make_caller(Role.HUMAN)
     decision = await priya(person, db)
     [row] = await inspect(
