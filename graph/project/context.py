@@ -19,8 +19,9 @@ and refuses a loop.
   ``[CONTEXT UPDATE] New architectural decision may affect this conversation: <title>`` in
   each thread active within ``decision_notify_days`` that a session of an agent it names is
   about, or whose gist (its topic and latest messages, ``graph.conversations.gists``) or
-  insights stand out among the user's threads for this decision, or are at least
-  ``notify_floor`` similar to it (:mod:`graph.project.notify`); at most
+  insights stand out among the user's threads for this decision (by bge-small's cosines or
+  the second model's), or are at least ``notify_floor`` similar to it
+  (:mod:`graph.project.notify`, read by :mod:`graph.project.affected`); at most
   ``decision_notify_max_threads``. The message's id is derived from the decision and the
   thread, and a decision already recorded notifies nobody again.
 
