@@ -46,6 +46,10 @@ CALL () {
   RETURN DISTINCT t.id AS id, null AS gistAbout, null AS gistWhy, null AS insightAbout,
          null AS gistPart, null AS gistAbout2, null AS gistWhy2, null AS gistPart2, true AS bySession
 }
-RETURN id, max(gistAbout) AS gistAbout, max(gistWhy) AS gistWhy, max(insightAbout) AS insightAbout,
-       max(gistPart) AS gistPart, max(gistAbout2) AS gistAbout2, max(gistWhy2) AS gistWhy2,
-       max(gistPart2) AS gistPart2, max(bySession) AS bySession
+WITH id, max(gistAbout) AS gistAbout, max(gistWhy) AS gistWhy, max(insightAbout) AS insightAbout,
+     max(gistPart) AS gistPart, max(gistAbout2) AS gistAbout2, max(gistWhy2) AS gistWhy2,
+     max(gistPart2) AS gistPart2, max(bySession) AS bySession
+// One list (db.listed): up to 500 threads, and a record costs the driver more than a map.
+RETURN collect({id: id, gistAbout: gistAbout, gistWhy: gistWhy, insightAbout: insightAbout,
+  gistPart: gistPart, gistAbout2: gistAbout2, gistWhy2: gistWhy2, gistPart2: gistPart2,
+  bySession: bySession}) AS rows
