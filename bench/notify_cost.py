@@ -17,7 +17,7 @@ from bench.project import load_threads
 from graph.core.cypher import cypher_text
 from graph.core.embeddings import Embedder, embed_each
 from graph.project import notify as notifying
-from graph.project.affected import SCAN_INSIGHTS, SCAN_THREADS
+from graph.project.affected import SCAN_INSIGHTS, SCAN_THREADS, DecisionVectors
 
 #: The cost at scale: a user with this many recent threads (the most a decision reads) and
 #: this many insights each, and how many decisions are timed.
@@ -66,19 +66,16 @@ def cost(local: Any, driver: Any, base_url: str, embedder: Any, second: Embedder
             answer = client.post("/v1/decisions", json=decision)
             answer.raise_for_status()
             texts = notifying.decision_texts(title, body, consequences, context)
-            note, about, why, *each = asyncio.run(embed_each(embedder, texts))
-            bge = {"about": about, "why": why, "notifyModel": None, "second": []}
-            now = bge
-            if second is not None:
-                note2, about2, why2, *each2 = asyncio.run(embed_each(second, texts))
-                now = bge | {"notifyModel": second.model_id, "second": [about2, why2, note2, *each2]}
+            first = asyncio.run(embed_each(embedder, texts))
+            bge = DecisionVectors(first).params()  # the statement's parameters, as the service passes them
+            now = asyncio.run(DecisionVectors.of(first, texts, second)).params()
             took: dict[str, float] = {}
-            turns = [("now", now, [note, *each]), ("bgeOnly", bge, [note, *each]), ("withoutParts", bge, [])]
-            for name, params, parts in turns[:: 1 if n % 2 else -1]:
+            turns = [("now", now), ("bgeOnly", bge), ("withoutParts", bge | {"parts": []})]
+            for name, params in turns[:: 1 if n % 2 else -1]:
                 t0 = time.perf_counter()
                 driver.execute_query(
                     query, userId=user, windowSeconds=30 * 86_400, scan=SCAN_THREADS, insights=SCAN_INSIGHTS,
-                    agents=[], parts=parts, **params,
+                    agents=[], **params,
                 )  # fmt: skip
                 took[name] = time.perf_counter() - t0
             if n >= 2:  # two warm-up rounds
