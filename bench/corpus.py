@@ -217,7 +217,7 @@ def search_1_params(user: str) -> dict[str, Any]:
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "vectorWeight": VECTOR_WEIGHT, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
-        "scope": None, "filtered": False, "collapse": "conversation",
+        "scope": None, "filtered": False, "collapse": "conversation", "bare": False,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None, "begunAfter": None, "begunBefore": None,
         # What is true now, as the API asks by default (valid time).

@@ -79,6 +79,29 @@ class RetrievalService:
             if "textScore" in h or h.get("vectorScore", 0.0) >= min_similarity
         ]
 
+    async def nearest(self, principal: Principal, vector: list[float], top_k: int) -> list[str]:
+        """The ids of the ``top_k`` notes (active, true now) nearest ``vector``, best first: the
+        vector ranking of a plain search, without reading the notes (for a caller that reads
+        and ranks them itself, as unified search does)."""
+        query = SearchQuery(query="", top_k=top_k, mode=SearchMode.VECTOR, expand_connections=False)
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            found = await retrieve(
+                tx,
+                user_id=principal.user_id,
+                mode=query.mode.value,
+                vector=vector,
+                top_k=top_k,
+                pool=_pool(query),
+                depth=0,
+                **self._narrowed(principal, query),
+                collapse=COLLAPSE[query.collapse_by],
+                bare=True,
+            )
+            return [ranked["id"] for ranked in found.row["ranked"]]
+
+        return await self._db.read_tx(work)
+
     async def neighborhood(
         self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
     ) -> dict[str, Any]:

@@ -227,6 +227,7 @@ async def retrieve(
     scope: dict[str, list[str]] | None = None,
     collapse: str | None = None,
     term_limit: int = TERM_LIMIT,
+    bare: bool = False,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
@@ -240,7 +241,8 @@ async def retrieve(
     :data:`COLLAPSE`; then each half ranks four times ``pool``, so the top k can fill with
     distinct sources (by default only for a user who holds a conversation's notes: for the
     others it changes nothing, and they do not pay for it). ``term_limit`` bounds the matches
-    read per query word (see :data:`TERM_LIMIT`).
+    read per query word (see :data:`TERM_LIMIT`). ``bare`` answers the ranking alone (ids and
+    scores), without reading the hits' notes and edges.
     """
     mine = total = 0
     conversations = False
@@ -263,6 +265,7 @@ async def retrieve(
         "scope": scope,
         "filtered": scope is not None or any(filters.get(k) is not None for k in NOTE_FILTERS),
         "collapse": collapse,
+        "bare": bare,
         "validAt": None,  # valid time unless ``filters`` set it (see retrieval.valid_params)
         "asOf": None,
         "begunAfter": None,

@@ -25,7 +25,6 @@ from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import iso_millis
 from graph.core.vectors import cosine_from_score
-from graph.knowledge.models import SearchMode, SearchQuery
 from graph.knowledge.retrieval import RetrievalService
 from graph.knowledge.valid_time import millis_now
 
@@ -61,7 +60,7 @@ class UnifiedSearch:
         [vector] = await self._embedder.embed([query])
         want = top_k * CANDIDATES_PER_RESULT
         found = await asyncio.gather(  # each layer's candidates, read side by side
-            self._notes(principal, query, vector, want) if Layer.KNOWLEDGE in layers else _nothing(),
+            self._notes(principal, vector, want) if Layer.KNOWLEDGE in layers else _nothing(),
             self._insights_found(principal, query, vector, want) if Layer.MEMORY in layers else _nothing(),
             self._docs(principal, vector, want) if Layer.DOCS in layers else _nothing(),
         )
@@ -85,20 +84,12 @@ class UnifiedSearch:
             r["score"] = round(cosine_from_score(r["score"]), 4)
         return {"query": query, "layers": [layer.value for layer in layers], "results": results[:top_k]}
 
-    async def _notes(
-        self, principal: Principal, query: str, vector: list[float], want: int
-    ) -> list[tuple[str, str]]:
+    async def _notes(self, principal: Principal, vector: list[float], want: int) -> list[tuple[str, str]]:
         """Knowledge's candidates: the notes nearest the query, by its vector search (the
         notes the one ranking puts first: it ranks by cosine; the index's full-precision
         scores are exact, and its recall is checked against exact cosine in
-        ``bench/knowledge.py``)."""
-        found = await self._retrieval.search(
-            principal,
-            SearchQuery(
-                query=query, top_k=want, mode=SearchMode.VECTOR, expand_connections=False, embedding=vector
-            ),
-        )
-        return [("note", hit["node"]["id"]) for hit in found["hits"]]
+        ``bench/knowledge.py``). Their ids alone: the one ranking reads the notes."""
+        return [("note", note_id) for note_id in await self._retrieval.nearest(principal, vector, want)]
 
     async def _insights_found(
         self, principal: Principal, query: str, vector: list[float], want: int

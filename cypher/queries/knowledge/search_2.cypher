@@ -204,6 +204,8 @@ WITH vectorHits, textHits, matched,
   (CASE WHEN $collapse IS NOT NULL THEN collapsed ELSE ordered END)[0..$topK] AS ranked
 WITH vectorHits, textHits, matched, ranked, [r IN ranked | r.id] AS hitIds
 CALL (hitIds) {
+  // $bare: the caller wants the ranking alone (ids and scores), not the hits' notes
+  WITH hitIds WHERE NOT $bare
   MATCH (h:Knowledge)
   WHERE h.userId = $userId AND h.id IN hitIds
     AND ($scope IS NULL OR h.id IN $scope.ids OR any(t IN coalesce(h.tags, []) WHERE t IN $scope.tags))
