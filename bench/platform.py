@@ -1,5 +1,9 @@
-"""Platform figures: local embedder speed, Neo4j cold start to /ready, API memory, and what
-the driver costs per record read (rows as records against the same rows as one list).
+"""Platform figures: local embedder speed, Neo4j cold start to /ready, API memory, what the
+driver costs per record read (rows as records against the same rows as one list), and per
+read (a managed transaction against an auto-commit query).
+
+``python -m bench.platform`` runs them all; ``python -m bench.platform records reads`` the
+parts named.
 
 Runs a private Neo4j in a temporary folder on free ports, so it neither needs nor
 disturbs the project's own; the jars are shared with it.
@@ -9,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, LiteralString
 
 import httpx
@@ -18,7 +23,7 @@ from neo4j import AsyncManagedTransaction
 
 from bench.common import machine, private_neo4j, rss_mib, save, summary_ms
 from bench.retrieval import load_dataset
-from graph.core.db import Database, listed, rows_of
+from graph.core.db import Database, listed, rows_of, run_rows
 from graph.core.embeddings import LOCAL_MODELS, MINILM, LocalEmbedder
 from tests.support.servers import ApiProcess
 
@@ -159,43 +164,94 @@ async def _rows_of(db: Database, label: str, n: int) -> list[dict[str, Any]]:
     return await _read(db, AS_RECORDS, n) if label == "records" else listed(await _read(db, AS_LIST, n))
 
 
-def bench_records(rounds: int = 50) -> dict[str, Any]:
-    """Python CPU and wall time per read of n rows through the service's async driver, as a
-    record each and as one list: the driver's cost per record is why hot reads answer lists."""
-    with private_neo4j("ctxnet-bench-records-") as (settings, _, local):
+async def _reads(db: Database, rounds: int) -> dict[str, Any]:
+    """One small read (``queries/core/ping``) as a transaction function, as every read ran
+    before 2026-12-02 (BEGIN, RUN and PULL, COMMIT: two round trips), and as ``Database.read``
+    runs it now (an auto-commit query: one), taking turns."""
+
+    async def managed() -> list[dict[str, Any]]:
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            return await run_rows(tx, "queries/core/ping")
+
+        return await db.read_tx(work)
+
+    async def auto_commit() -> list[dict[str, Any]]:
+        return await db.read("queries/core/ping")
+
+    sides = {"managed_tx": managed, "auto_commit": auto_commit}
+    spent: dict[str, dict[str, list[float]]] = {name: {"cpu": [], "wall": []} for name in sides}
+    for turn in range(10):
+        for name, read in sides.items() if turn % 2 else reversed(sides.items()):
+            for _ in range(3):
+                await read()
+            cpu, wall = time.process_time(), time.perf_counter()
+            for _ in range(rounds):
+                await read()
+            spent[name]["cpu"].append((time.process_time() - cpu) / rounds * 1000)
+            spent[name]["wall"].append((time.perf_counter() - wall) / rounds * 1000)
+    return {
+        name: {f"{k}_ms": round(statistics.median(v), 2) for k, v in figures.items()}
+        for name, figures in spent.items()
+    }
+
+
+def _on_private_neo4j(
+    prefix: str, measure: Callable[[Database], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
+    with private_neo4j(prefix) as (settings, _, local):
         local.start()
 
         async def run() -> dict[str, Any]:
             db = Database.from_settings(settings)
             try:
-                return await _records(db, rounds)
+                return await measure(db)
             finally:
                 await db.close()
 
         return asyncio.run(run())
 
 
-def main() -> dict[str, Any]:
-    """Run the platform benchmarks and save them."""
-    figures = {"embedder": bench_embedder(), "cold_start": bench_cold_start(), "records": bench_records()}
-    path = save("platform", figures)
+def bench_records(rounds: int = 50) -> dict[str, Any]:
+    """Python CPU and wall time per read of n rows through the service's async driver, as a
+    record each and as one list: the driver's cost per record is why hot reads answer lists."""
+    return _on_private_neo4j("ctxnet-bench-records-", lambda db: _records(db, rounds))
+
+
+def bench_reads(rounds: int = 100) -> dict[str, Any]:
+    """Python CPU and wall time per small read, as a managed transaction and as an
+    auto-commit query (the median of ten turns each)."""
+    return _on_private_neo4j("ctxnet-bench-reads-", lambda db: _reads(db, rounds))
+
+
+PARTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "embedder": bench_embedder, "cold_start": bench_cold_start,
+    "records": bench_records, "reads": bench_reads,
+}  # fmt: skip
+
+
+def main(parts: list[str] | None = None) -> dict[str, Any]:
+    """Run the platform benchmarks (``parts`` of :data:`PARTS`, else all) and save them."""
+    figures = {name: PARTS[name]() for name in parts or PARTS}
+    path = save("platform" if parts is None else "platform_" + "_".join(parts), figures)
     print(f"platform figures on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
-    emb = figures["embedder"]
+    emb = figures.get("embedder", {"short_texts_per_s": {}})
     for name in emb["short_texts_per_s"]:
         single = emb["single_query"].get(name)
         print(
             f"  {name}: {emb['short_texts_per_s'][name]} short texts/s, {emb['turns_per_s'][name]} turns/s"
             + (f"; single query p50 {single['p50_ms']} ms, p95 {single['p95_ms']} ms" if single else "")
         )
-    for label, f in figures["cold_start"].items():
+    for label, f in figures.get("cold_start", {}).items():
         print(
             f"  {label}: Neo4j up in {f['neo4j_up_s']} s, /ready in {f['to_ready_s']} s, "
             f"API RSS {f['api_rss_mib']} MiB"
         )
-    for label, f in figures["records"].items():
+    for label, f in figures.get("records", {}).items():
         print(f"  {label}: as records {f['records']}, as one list {f['one_list']}")
+    for label, f in figures.get("reads", {}).items():
+        print(f"  a small read as {label}: {f}")
     return figures
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or None)
