@@ -9,7 +9,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from graph.core.db import Database, listed, run_rows
+from graph.core.db import Database, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import plain
@@ -37,15 +37,13 @@ class InsightReader:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The user's insights, newest first."""
-        rows = listed(
-            await self._db.read(
-                "queries/conversations/insights_list",
-                userId=principal.user_id,
-                threadId=thread_id,
-                type=insight_type,
-                afterId=cursor,
-                limit=limit + 1,
-            )
+        rows = await self._db.read_listed(
+            "queries/conversations/insights_list",
+            userId=principal.user_id,
+            threadId=thread_id,
+            type=insight_type,
+            afterId=cursor,
+            limit=limit + 1,
         )
         items = [plain(r["insight"]) for r in rows]
         more = len(items) > limit

@@ -27,7 +27,7 @@ from graph.conversations.models import InsightType, RecordedInsight, insight_key
 from graph.conversations.recorded_insights import InsightRecorder
 from graph.conversations.threads import require_thread
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import InvalidInput
 from graph.core.gate import Gated, WriteGate
@@ -104,10 +104,8 @@ class InsightService:
     # --- the pipeline ------------------------------------------------------------------------------
     async def _messages(self, principal: Principal, thread_id: str) -> list[ThreadMessage]:
         await require_thread(self._db, principal.user_id, thread_id)
-        messages = listed(
-            await self._db.read(
-                "queries/conversations/thread_messages_all", userId=principal.user_id, threadId=thread_id
-            )
+        messages = await self._db.read_listed(
+            "queries/conversations/thread_messages_all", userId=principal.user_id, threadId=thread_id
         )
         return [ThreadMessage(r["id"], r["role"], r["content"]) for r in messages]
 
@@ -147,15 +145,13 @@ class InsightService:
         pipeline = principal.pipeline(f"extractor:{self._extractor.name}")
 
         async def work(gated: Gated) -> int:
-            result = listed(
-                await gated.run(
-                    "queries/conversations/insights_store",
-                    rows=rows,
-                    threadId=thread_id,
-                    extractor=self._extractor.name,
-                    embeddingModel=self._embedder.model_id,
-                    tenantKey=tenant_key(principal.user_id),
-                )
+            result = await gated.run_listed(
+                "queries/conversations/insights_store",
+                rows=rows,
+                threadId=thread_id,
+                extractor=self._extractor.name,
+                embeddingModel=self._embedder.model_id,
+                tenantKey=tenant_key(principal.user_id),
             )
             new = {r["id"] for r in result if r["created"]}
             await journal.record_many(gated, pipeline, [

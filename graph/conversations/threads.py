@@ -17,7 +17,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.gists import ThreadGists
 from graph.conversations.models import ContextType, NewMessage
 from graph.core import journal
-from graph.core.db import Database, Row, listed, run_rows
+from graph.core.db import Database, Row, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -186,14 +186,12 @@ class ThreadService:
         """A page of a thread's messages, oldest first."""
         await self.get_thread(principal, thread_id)
         after_seq = decode_seq_cursor(cursor) if cursor else 0
-        rows = listed(
-            await self._db.read(
-                "queries/conversations/messages_list",
-                userId=principal.user_id,
-                threadId=thread_id,
-                afterSeq=after_seq,
-                limit=limit + 1,
-            )
+        rows = await self._db.read_listed(
+            "queries/conversations/messages_list",
+            userId=principal.user_id,
+            threadId=thread_id,
+            afterSeq=after_seq,
+            limit=limit + 1,
         )
         items = [plain(r["message"]) for r in rows]
         more = len(items) > limit
@@ -251,4 +249,4 @@ async def append_messages(
             })
             for r in rows
         ])  # fmt: skip
-    return listed(await gated.run("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids))
+    return await gated.run_listed("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)

@@ -246,6 +246,10 @@ class Database:
                     log.warning("A read failed and is retried in %.1fs (%s)", delay, type(error).__name__)
                     await asyncio.sleep(delay)
 
+    async def read_listed(self, name: str, /, **params: Any) -> list[Row]:
+        """The rows of a read query that answers them as one list (:func:`listed`)."""
+        return listed(await self.read(name, **params))
+
     async def write(self, name: str, /, **params: Any) -> list[Row]:
         """Rows of the write query ``cypher/<name>.cypher``, in its own transaction."""
 
@@ -259,6 +263,11 @@ class Database:
         async with self._translated(), self._session(neo4j.WRITE_ACCESS) as session:
             result = await session.run(cypher_text(name), quiet(params))
             return await rows_of(result)
+
+
+async def run_listed(tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Row]:
+    """:func:`run_rows` of a query that answers its rows as one list (:func:`listed`)."""
+    return listed(await _rows(tx, name, params))
 
 
 def _retry_delays(first: float = 1.0, factor: float = 2.0, jitter: float = 0.2) -> Iterator[float]:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from neo4j import AsyncManagedTransaction
 
 from graph.core import lease
-from graph.core.db import Database, Row, run_rows
+from graph.core.db import Database, Row, listed, run_rows
 from graph.core.errors import Conflict, Unauthenticated
 
 T = TypeVar("T")
@@ -50,6 +50,10 @@ class Gated:
     async def run(self, name: str, /, **params: Any) -> list[Row]:
         """Rows of ``cypher/<name>.cypher`` in this transaction; ``$userId`` is the gate's user."""
         return await run_rows(self.tx, name, userId=self.user_id, **params)
+
+    async def run_listed(self, name: str, /, **params: Any) -> list[Row]:
+        """:meth:`run` of a query that answers its rows as one list (:func:`~graph.core.db.listed`)."""
+        return listed(await self.run(name, **params))
 
 
 class WriteGate:

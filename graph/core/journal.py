@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role, Scope
@@ -264,7 +264,7 @@ async def list_mutations(
     if target_id is not None:  # a thing's history: through the (userId, targetId) index
         rows = await db.read("queries/core/mutations_of_target", targetId=target_id, afterSeq=None, **params)
     else:
-        rows = listed(await db.read("queries/core/mutations_list", **params))
+        rows = await db.read_listed("queries/core/mutations_list", **params)
     items = [mutation_view(row["mutation"], principal.user_id) for row in rows[:limit]]
     more = len(rows) > limit
     return items, cursor_of(items[-1]) if more else None

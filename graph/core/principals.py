@@ -18,7 +18,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.errors import InvalidInput, NotFound, Unauthenticated
 
 KEY_PREFIX = "ctxn_"
@@ -232,8 +232,8 @@ class ApiKeys:
 
     async def list(self, user_id: str | None = None, include_revoked: bool = False) -> list[ApiKeyInfo]:
         """Keys, optionally of one user."""
-        rows = listed(
-            await self._db.read("queries/core/api_key_list", userId=user_id, includeRevoked=include_revoked)
+        rows = await self._db.read_listed(
+            "queries/core/api_key_list", userId=user_id, includeRevoked=include_revoked
         )
         return [ApiKeyInfo.from_row(row["key"]) for row in rows]
 

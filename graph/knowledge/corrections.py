@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -388,18 +388,16 @@ class CorrectionService:
         session of the caller's agent (an agent's key), no session at all (a person's key)."""
         if session_id is not None:
             check_id(session_id, "sessionId")
-        rows = listed(
-            await self._db.read(
-                "queries/knowledge/corrections_list",
-                userId=principal.user_id,
-                unacknowledgedBy=session_id if unacknowledged else None,
-                agentId=None if principal.role == Role.HUMAN else principal.agent_id or NO_AGENT,
-                windowSeconds=int(self._window_days * 86_400) if unacknowledged else None,
-                targetId=target_id,
-                beforeSeq=decode_seq_cursor(cursor) if cursor else None,
-                limit=limit + 1,
-                scope=Scope.of(principal.scope),
-            )
+        rows = await self._db.read_listed(
+            "queries/knowledge/corrections_list",
+            userId=principal.user_id,
+            unacknowledgedBy=session_id if unacknowledged else None,
+            agentId=None if principal.role == Role.HUMAN else principal.agent_id or NO_AGENT,
+            windowSeconds=int(self._window_days * 86_400) if unacknowledged else None,
+            targetId=target_id,
+            beforeSeq=decode_seq_cursor(cursor) if cursor else None,
+            limit=limit + 1,
+            scope=Scope.of(principal.scope),
         )
         items = [correction_view(r["correction"]) for r in rows[:limit]]
         more = len(rows) > limit

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, Row, listed
+from graph.core.db import Database, Row
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, Forbidden, InvalidInput
 from graph.core.gate import Gated, WriteGate
@@ -185,8 +185,8 @@ class NoteCreation:
         existing: dict[str, dict[str, Any]] = {}
         merged_before: dict[str, Row] = {}
         if supplied:  # generated ids are new by construction: two statements saved
-            for row in listed(
-                await gated.run("queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False)
+            for row in await gated.run_listed(
+                "queries/knowledge/notes_by_ids", ids=supplied, withEmbedding=False
             ):
                 existing[row["node"]["id"]] = row["node"]
             for row in await gated.run("queries/knowledge/merged_lookup", ids=supplied):
@@ -253,8 +253,8 @@ class NoteCreation:
         twin_text: dict[str, str] = {}  # what each twin says, to tell an update from a restatement
         updates: dict[int, tuple[str, EdgeType, str]] = {}  # index -> (twin, edge type, why)
         if stored_twins:
-            for row in listed(
-                await gated.run("queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False)
+            for row in await gated.run_listed(
+                "queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False
             ):
                 node = row["node"]
                 twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
@@ -376,8 +376,8 @@ class NoteCreation:
         await journal.record_many(gated, principal, changes)
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
         if others:
-            for row in listed(
-                await gated.run("queries/knowledge/notes_by_ids", ids=others, withEmbedding=False)
+            for row in await gated.run_listed(
+                "queries/knowledge/notes_by_ids", ids=others, withEmbedding=False
             ):
                 if not principal.sees(row["node"]["id"], row["node"]["tags"]):
                     # An id taken by a note this scoped key cannot see: refused, nothing written.

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -136,7 +136,7 @@ class NoteEdits:
         when the note's text changed since it was read so that ``embedding`` (of ``text``,
         or ``None`` for an unchanged text) is no longer the vector of the text this update
         leaves (the caller embeds again). An update of both title and content is never stale."""
-        rows = listed(await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False))
+        rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
         if not rows or not principal.sees(node_id, rows[0]["node"]["tags"]):
             raise NotFound(f"no note {node_id!r}", field="id")
         now = rows[0]["node"]
@@ -229,7 +229,7 @@ class NoteEdits:
             )  # fmt: skip
         if then is not None:
             await then(gated, [mutation_id])
-        [row] = listed(await gated.run("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False))
+        [row] = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[node_id], withEmbedding=False)
         return {"node": note_view(row["node"])}
 
     async def delete(
@@ -298,7 +298,7 @@ async def require_ends_in_scope(gated: Gated, principal: Principal, snap: dict[s
     ends = sorted({e[k] for e in snap.get("edges") or [] for k in ("sourceId", "targetId")} - {snap["id"]})
     if not ends:
         return
-    rows = listed(await gated.run("queries/knowledge/notes_by_ids", ids=ends, withEmbedding=False))
+    rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=ends, withEmbedding=False)
     if any(not principal.sees(r["node"]["id"], r["node"]["tags"]) for r in rows):
         raise Forbidden(
             f"note {snap['id']!r} is connected to notes outside this key's scope; only an unscoped key may "

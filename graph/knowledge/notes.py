@@ -17,7 +17,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from graph.core.db import Database, Row, listed, run_rows
+from graph.core.db import Database, Row, run_listed
 from graph.core.embeddings import Embedder
 from graph.core.errors import NotFound
 from graph.core.gate import Gated, WriteGate
@@ -108,13 +108,11 @@ class NoteService:
             if not principal.sees(node_id, version["tags"]):
                 raise NotFound(f"no note {node_id!r}", field="id")
             return version
-        rows = listed(
-            await self._db.read(
-                "queries/knowledge/notes_by_ids",
-                userId=principal.user_id,
-                ids=[node_id],
-                withEmbedding=with_embedding,
-            )
+        rows = await self._db.read_listed(
+            "queries/knowledge/notes_by_ids",
+            userId=principal.user_id,
+            ids=[node_id],
+            withEmbedding=with_embedding,
         )
         if not rows and follow_merges:
             folded = await self._db.read(
@@ -135,13 +133,11 @@ class NoteService:
     async def get_many(self, principal: Principal, node_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The notes of ``node_ids`` that stand and that ``principal`` sees, by id, in one read
         (an id with no such note is left out, as :meth:`get` would answer it not found)."""
-        rows = listed(
-            await self._db.read(
-                "queries/knowledge/notes_by_ids",
-                userId=principal.user_id,
-                ids=sorted(set(node_ids)),
-                withEmbedding=False,
-            )
+        rows = await self._db.read_listed(
+            "queries/knowledge/notes_by_ids",
+            userId=principal.user_id,
+            ids=sorted(set(node_ids)),
+            withEmbedding=False,
         )
         seen = (row["node"] for row in rows if principal.sees(row["node"]["id"], row["node"]["tags"]))
         return {node["id"]: note_view(node) for node in seen}
@@ -150,10 +146,8 @@ class NoteService:
         self, principal: Principal, node_id: str, moment: int, as_of: int | None
     ) -> dict[str, Any]:
         """A note as the memory held it at ``moment`` (and true at ``as_of``, if given)."""
-        rows = listed(
-            await self._db.read(
-                "queries/knowledge/notes_by_ids", userId=principal.user_id, ids=[node_id], withEmbedding=False
-            )
+        rows = await self._db.read_listed(
+            "queries/knowledge/notes_by_ids", userId=principal.user_id, ids=[node_id], withEmbedding=False
         )
         now = note_view(rows[0]["node"]) if rows else None
         known = await known_at(self._db, principal.user_id, [node_id], moment)
@@ -193,29 +187,25 @@ class NoteService:
         held = as_known_at is not None
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[Row], list[Row]]:
-            page = listed(
-                await run_rows(
-                    tx,
-                    "queries/knowledge/notes_list",
-                    userId=user,
-                    type=note_type,
-                    source=source,
-                    status=None if held else status,
-                    tag=tag,
-                    createdBy=as_known_at,
-                    validAt=None if held else valid_now,
-                    asOf=None if held else as_of,
-                    afterCreatedAt=after_created,
-                    afterId=after_id,
-                    limit=limit + 1,
-                    scope=Scope.of(principal.scope),
-                )
+            page = await run_listed(
+                tx,
+                "queries/knowledge/notes_list",
+                userId=user,
+                type=note_type,
+                source=source,
+                status=None if held else status,
+                tag=tag,
+                createdBy=as_known_at,
+                validAt=None if held else valid_now,
+                asOf=None if held else as_of,
+                afterCreatedAt=after_created,
+                afterId=after_id,
+                limit=limit + 1,
+                scope=Scope.of(principal.scope),
             )
             ids = [r["id"] for r in page[:limit]]
-            nodes = listed(
-                await run_rows(
-                    tx, "queries/knowledge/notes_by_ids", userId=user, ids=ids, withEmbedding=with_embedding
-                )
+            nodes = await run_listed(
+                tx, "queries/knowledge/notes_by_ids", userId=user, ids=ids, withEmbedding=with_embedding
             )
             return page, nodes
 

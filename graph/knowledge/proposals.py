@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
@@ -52,15 +52,13 @@ class ProposalService:
     ) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first, optionally of one status."""
         before_seq, before_id = _decode_cursor(cursor) if cursor else (None, None)
-        rows = listed(
-            await self._db.read(
-                "queries/knowledge/proposals_list",
-                userId=principal.user_id,
-                status=status,
-                beforeSeq=before_seq,
-                beforeId=before_id,
-                limit=limit + 1,
-            )
+        rows = await self._db.read_listed(
+            "queries/knowledge/proposals_list",
+            userId=principal.user_id,
+            status=status,
+            beforeSeq=before_seq,
+            beforeId=before_id,
+            limit=limit + 1,
         )
         items = [proposal_view(r["proposal"]) for r in rows[:limit]]
         if len(rows) <= limit:

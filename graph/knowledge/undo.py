@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -144,10 +144,10 @@ class UndoService:
         if mutation["op"] == "note.delete":
             return before["title"], before["content"]
         if mutation["op"] == "note.update" and ("title" in before or "content" in before):
-            rows = listed(await self._db.read(
+            rows = await self._db.read_listed(
                 "queries/knowledge/notes_by_ids", userId=principal.user_id, ids=[mutation["targetId"]],
                 withEmbedding=False,
-            ))  # fmt: skip
+            )  # fmt: skip
             if not rows:
                 return None  # deleted since: the gate names the delete
             now = rows[0]["node"]
@@ -208,9 +208,7 @@ class UndoService:
             change = (None, await self._restore(gated, m, before, embedding))
         elif op == "note.update":
             assert before is not None and after is not None  # noqa: S101 - an update has both
-            rows = listed(
-                await gated.run("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
-            )
+            rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
             now = rows[0]["node"]
             if (
                 text is not None

@@ -10,7 +10,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from graph.core.db import Database, listed, run_rows
+from graph.core.db import Database, run_listed, run_rows
 from graph.core.embeddings import Embedder, Vector, embed_each, notify_floor, notify_model, relevance_floor
 from graph.core.settings import Settings
 from graph.project import notify as notifying
@@ -96,11 +96,11 @@ async def affected_threads(
     rule = config.rule
 
     async def work(tx: AsyncManagedTransaction) -> list[notifying.Told]:
-        rows = listed(await run_rows(
+        rows = await run_listed(
             tx, "queries/project/decision_threads", userId=user_id,
             windowSeconds=int(config.window_days * 86_400), scan=SCAN_THREADS, insights=SCAN_INSIGHTS,
             agents=agents, **vectors.params(),
-        ))  # fmt: skip
+        )  # fmt: skip
         candidates = [notifying.candidate(r) for r in rows]
         base = notifying.standings(candidates, rule)
         closest = notifying.closest(base, TEXT_THREADS)

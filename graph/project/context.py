@@ -55,7 +55,7 @@ from graph.conversations.models import NewMessage
 from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
 from graph.core import journal
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder, embed_each
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
@@ -320,11 +320,11 @@ class ProjectContextService:
             day, _, last_id = last.partition("|")
             millis = round(datetime.fromisoformat(at).timestamp() * 1000)
             after = f"{day}|{millis:013d}|{last_id}"
-        rows = listed(await self._db.read(
+        rows = await self._db.read_listed(
             "queries/project/context_list", userId=principal.user_id, kind=kind.value, ids=None,
             status=status, agentId=check_id(agent_id, "agentId") if agent_id else None, tag=tag,
             after=after, limit=limit + 1,
-        ))  # fmt: skip
+        )  # fmt: skip
         items = [entry_view(r["entry"]) for r in rows[:limit]]
         if len(rows) <= limit:
             return items, None
@@ -333,10 +333,10 @@ class ProjectContextService:
 
     async def get(self, principal: Principal, kind: ProjectKind, entry_id: str) -> dict[str, Any]:
         """One entry of ``kind`` (:class:`NotFound` for another kind's id or a plain note's)."""
-        rows = listed(await self._db.read(
+        rows = await self._db.read_listed(
             "queries/project/context_list", userId=principal.user_id, kind=kind.value,
             ids=[check_id(entry_id)], status=None, agentId=None, tag=None, after=None, limit=1,
-        ))  # fmt: skip
+        )  # fmt: skip
         if not rows or rows[0]["entry"]["kind"] != kind.value:
             raise NotFound(f"no {kind.value} {entry_id!r}", field="id")
         return entry_view(rows[0]["entry"])

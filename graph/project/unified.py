@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from graph.conversations.insights import InsightService
-from graph.core.db import Database, listed
+from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
 from graph.core.values import iso_millis
@@ -67,10 +67,10 @@ class UnifiedSearch:
         note_ids = [i for what, i in found[0] + found[2] if what == "note"]
         insight_ids = [i for _, i in found[1]]
         doc_ids = [i for what, i in found[2] if what == "agentDoc"]
-        rows = listed(await self._db.read(
+        rows = await self._db.read_listed(
             "queries/project/unified_scores", userId=principal.user_id, vector=vector,
             noteIds=sorted(set(note_ids)), insightIds=insight_ids, docIds=doc_ids,
-        ))  # fmt: skip
+        )  # fmt: skip
         results = []
         for row in rows:
             layer = _layer(row)
@@ -103,10 +103,10 @@ class UnifiedSearch:
         for a scoped key, which sees its notes only)."""
         if principal.scope is not None:
             return []
-        rows = listed(await self._db.read(
+        rows = await self._db.read_listed(
             "queries/project/unified_docs", userId=principal.user_id, vector=vector, limit=want,
             validAt=millis_now(),
-        ))  # fmt: skip
+        )  # fmt: skip
         return [("agentDoc" if row["what"] == "agentDoc" else "note", row["id"]) for row in rows]
 
 
