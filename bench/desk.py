@@ -13,8 +13,9 @@ templates), p50 and p95. The goal: each ≤ 100 ms. The pages are measured right
 load (the indexes in the many segments loading left) and again after a restart of Neo4j
 (which merges them, as on a server that has run a while), as ``bench/knowledge.py`` does.
 
-``python -m bench.desk [scale]`` (100,000 by default, about 6 minutes) saves
-``bench/results/desk.json``.
+``runs`` is 100 (20 before 2026-12-02: a p95 of 20 samples is the second-slowest, one stall
+of the two cores; of 100 it is the sixth-slowest). ``python -m bench.desk [scale] [runs]``
+(100,000 notes by default, about 8 minutes) saves ``bench/results/desk.json``.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def measure(desk: httpx.Client, paths: dict[str, str], runs: int) -> dict[str, A
     return out
 
 
-def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
+def main(scale: int = 100_000, runs: int = 100) -> dict[str, Any]:
     corpus = Corpus(seed=scale)
     user = f"bench-{scale}-desk"
     with private_api("ctxnet-bench-desk-", user, timeout=600) as (local, client, _, api):
@@ -175,4 +176,4 @@ def main(scale: int = 100_000, runs: int = 20) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(*(int(arg) for arg in sys.argv[1:3]))
