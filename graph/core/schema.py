@@ -22,7 +22,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 
 from graph.core.cypher import cypher_names, cypher_text
 from graph.core.db import Database
-from graph.core.embeddings import Embedder
+from graph.core.embeddings import Embedder, embed_each
 from graph.core.errors import DatabaseUnavailable, SchemaMismatch
 from graph.core.tenancy import tenant_key
 
@@ -251,6 +251,11 @@ REEMBED_QUERIES = (
 #: (graph/project/notify.py), when one is configured: threads' ``notifyEmbedding`` (the gist's
 #: text), where it is missing or another model made it.
 REEMBED_NOTIFY_QUERIES = ("queries/core/reembed_thread_notify_page", "queries/core/reembed_thread_notify_set")
+#: The pages whose texts are embedded each alone, as the service embeds them (a thread's gist,
+#: by either model: graph/conversations/gists.py), not in a batch: the int8 models scale
+#: activations per batch, so a batch's vectors differ slightly from each text's own, and a
+#: decision's notices judge a thread by its standing among the user's threads.
+EMBEDDED_ALONE = frozenset({"queries/core/reembed_thread_page", REEMBED_NOTIFY_QUERIES[0]})
 
 
 async def foreign_vectors(db: Database, model_id: str) -> str | None:
@@ -297,7 +302,8 @@ async def reembed(
             page = await db.read(page_query, model=model.model_id, limit=batch_size)
             if not page:
                 break
-            vectors = await model.embed([row["text"] for row in page])
+            texts = [row["text"] for row in page]
+            vectors = await (embed_each(model, texts) if page_query in EMBEDDED_ALONE else model.embed(texts))
             # What the page read (element id, text, and whatever else its set query checks)
             rows = [dict(r) | {"embedding": v} for r, v in zip(page, vectors, strict=True)]
             await db.write(set_query, rows=rows, model=model.model_id)

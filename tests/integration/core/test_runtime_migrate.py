@@ -51,27 +51,40 @@ async def test_vector_index_of_another_size_stops_start_up_until_reembedded(
             "embeddingModel: 'old-8'}), "
             # a thread from before gists: none yet, and reembed makes it
             "(:Thread {userId: 'old', id: 't', topic: 'Old thread', messageCount: 1}), "
-            "(:Message {userId: 'old', id: 'm', threadId: 't', seq: 1, role: 'user', content: 'Hello.'})"
+            "(:Message {userId: 'old', id: 'm', threadId: 't', seq: 1, role: 'user', content: 'Hello.'}), "
+            "(:Thread {userId: 'old', id: 't2', topic: 'Moving the billing database to PostgreSQL 16 "
+            "before the pricing launch', messageCount: 0})"
         )
     embedder = LocalEmbedder()
-    assert await reembed(private_db, embedder) == 4
+    assert await reembed(private_db, embedder) == 5
     # The second model of decisions' notices makes the thread's own vector of its gist, and
     # only that (everything else is the embedder's already).
-    assert await reembed(private_db, embedder, second=LocalEmbedder(MINILM)) == 1
+    minilm = LocalEmbedder(MINILM)
+    assert await reembed(private_db, embedder, second=minilm) == 2
     with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
-        [second] = driver.execute_query(
-            "MATCH (t:Thread {userId: 'old'}) RETURN size(t.notifyEmbedding) AS size, t.notifyModel AS model"
+        threads = driver.execute_query(
+            "MATCH (t:Thread {userId: 'old'}) RETURN t.id AS id, t.embedding AS first, "
+            "t.notifyEmbedding AS second, t.notifyModel AS model ORDER BY id"
         ).records
-        assert (second["size"], second["model"]) == (384, MINILM.model_id)
+    assert [(len(t["second"]), t["model"]) for t in threads] == [(384, MINILM.model_id)] * 2
+    # Each gist embedded alone, as the service embeds it: the very vector the service would
+    # store (a batch of two would move each a little; stored as 32-bit floats).
+    gists = ["Old thread\nHello.", "Moving the billing database to PostgreSQL 16 before the pricing launch"]
+    for thread, gist in zip(threads, gists, strict=True):
+        for stored, model in ((thread["first"], embedder), (thread["second"], minilm)):
+            [alone] = await model.embed([gist])
+            assert stored == np.array(alone, dtype=np.float32).tolist(), (thread["id"], model.model_id)
+    with GraphDatabase.driver(private_settings.resolved_neo4j_uri, auth=auth) as driver:
         sizes, _, _ = driver.execute_query(
             "MATCH (n) WHERE n.userId = 'old' AND n.embedding IS NOT NULL RETURN labels(n)[0] AS label, "
-            "size(n.embedding) AS size, n.embeddingModel AS model, n.embeddedSeq AS seq ORDER BY label"
+            "size(n.embedding) AS size, n.embeddingModel AS model, n.embeddedSeq AS seq ORDER BY label, seq"
         )
         driver.execute_query("MATCH (n) WHERE n.userId = 'old' DETACH DELETE n")
     assert [(r["label"], r["size"], r["model"], r["seq"]) for r in sizes] == [
         ("AgentDoc", 384, embedder.model_id, None),
         ("Insight", 384, embedder.model_id, None),
         ("Knowledge", 384, embedder.model_id, None),
+        ("Thread", 384, embedder.model_id, 0),  # its topic alone
         ("Thread", 384, embedder.model_id, 1),  # its gist holds its one message
     ]
     report = await check_schema(private_db, 384)
