@@ -82,9 +82,20 @@ class RequestIdMiddleware:
         token = request_id.set(rid)
         started = time.perf_counter()
         status = 500
+        counted = False
+
+        def count() -> float:
+            nonlocal counted
+            seconds = time.perf_counter() - started
+            if not counted:
+                counted = True
+                record_request(scope, status, seconds)
+            return seconds
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                count()  # before the last of the body: a client that has its answer finds it counted
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message.setdefault("headers", [])
@@ -99,8 +110,7 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            seconds = time.perf_counter() - started
-            record_request(scope, status, seconds)
+            seconds = count()
             access_log.info(
                 "%s %s %d",
                 scope.get("method"),
