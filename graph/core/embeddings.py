@@ -172,6 +172,15 @@ async def embed_each(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
     return [vector for text in texts for vector in await embedder.embed([text])]
 
 
+def _distinct(texts: Sequence[str]) -> tuple[list[str], list[int]]:
+    """The texts once each, in first-seen order, and where each text of ``texts`` is among
+    them: a text sent a thousand times in one call (an agent resending a fact, an import of
+    repeated notes) is embedded once."""
+    where: dict[str, int] = {}
+    positions = [where.setdefault(text, len(where)) for text in texts]
+    return list(where), positions
+
+
 def _package_dir(package: str) -> Path:
     """Folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(package)
@@ -250,8 +259,9 @@ class LocalEmbedder:
         """Embed on the calling thread. Texts are tokenized once, then run in batches of
         about the same length (a batch is padded to its longest text) of at most
         ``batch_size`` texts and ``batch_tokens`` padded tokens; each vector comes back in
-        its text's place."""
-        encodings = self._tokenizer.encode_batch(list(texts))
+        its text's place. A text given more than once is embedded once."""
+        texts, positions = _distinct(texts)
+        encodings = self._tokenizer.encode_batch(texts)
         lengths = [len(e.ids) for e in encodings]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
         vectors: list[Vector] = [[] for _ in texts]
@@ -274,7 +284,7 @@ class LocalEmbedder:
             for i, vector in zip(chunk, self._run(ids, mask), strict=True):
                 vectors[i] = vector
             start = end
-        return vectors
+        return [list(vectors[i]) for i in positions]
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> list[Vector]:
         feeds = {"input_ids": ids, "attention_mask": mask}
@@ -374,11 +384,12 @@ class OpenAIEmbedder:
         return vectors
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """Embed in batches of ``batch_size``."""
+        """Embed in batches of ``batch_size``; a text given more than once is sent once."""
+        distinct, positions = _distinct(texts)
         vectors: list[Vector] = []
-        for start in range(0, len(texts), self._batch_size):
-            vectors.extend(await self._embed_batch(texts[start : start + self._batch_size]))
-        return vectors
+        for start in range(0, len(distinct), self._batch_size):
+            vectors.extend(await self._embed_batch(distinct[start : start + self._batch_size]))
+        return [list(vectors[i]) for i in positions]
 
     async def close(self) -> None:
         """Close the HTTP client."""

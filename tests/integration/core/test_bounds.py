@@ -95,7 +95,7 @@ async def test_a_1000_item_batch_folded_into_one_note_answers_fast_and_small(mak
     assert made.status_code == 200, made.text[:300]
     assert len(made.content) < 1000 * ITEM_BYTES, len(made.content)
     assert {r["outcome"] for r in made.json()["results"]} == {"merged"}
-    assert took < 60, took
+    assert took < 20, took  # 3.1 s alone here; the one text is embedded once, not 1,000 times (48 s)
     note = await alice.http.get("/v1/knowledge/m-0")
     assert note.json()["mergeCount"] == 1000 and len(note.content) < NOTE_BYTES
     print(f"1,000 folded: {took:.1f} s, answer {len(made.content):,} bytes, note {len(note.content):,}")

@@ -73,6 +73,25 @@ def test_batching_keeps_each_vector_in_its_place(local: LocalEmbedder) -> None:
     assert np.array_equal(together, np.array(local.embed_sync(texts)))
 
 
+def test_a_text_given_many_times_is_embedded_once(
+    local: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent resending one fact a thousand times in a batch costs one embedding, not a
+    # thousand (measured: 1,000 copies of a 60-word note took 48 s to embed one by one).
+    texts = ["the same fact again"] * 1000 + ["another fact", "the same fact again"]
+    rows: list[int] = []
+    run = local._run
+    monkeypatch.setattr(local, "_run", lambda ids, mask: rows.append(len(ids)) or run(ids, mask))
+    vectors = local.embed_sync(texts)
+    assert rows == [2]  # the model ran once, on the two distinct texts
+    assert len(vectors) == 1002
+    alone = local.embed_sync(["the same fact again", "another fact"])[0]
+    assert vectors[0] == vectors[999] == vectors[1001] == alone
+    assert vectors[1000] != vectors[0]
+    vectors[0][0] = 9.0  # each place has its own list: changing one changes no other
+    assert vectors[1][0] != 9.0
+
+
 def test_paraphrase_ranks_above_unrelated_sentence(local: LocalEmbedder) -> None:
     query, paraphrase, unrelated = local.embed_sync(
         [
@@ -112,6 +131,13 @@ async def test_openai_embedder_returns_the_endpoint_vectors_in_order() -> None:
         vectors = await _openai(stub).embed(["alpha", "beta"])
     assert vectors == [fake_vector("alpha", 8), fake_vector("beta", 8)]
     assert stub.requests[0]["body"]["model"] == "stub-embed"
+
+
+async def test_openai_embedder_sends_a_repeated_text_once() -> None:
+    with OpenAIStub(dimension=8) as stub:
+        vectors = await _openai(stub).embed(["alpha", "beta", "alpha", "alpha"])
+    assert vectors == [fake_vector(t, 8) for t in ("alpha", "beta", "alpha", "alpha")]
+    assert [r["body"]["input"] for r in stub.requests] == [["alpha", "beta"]]
 
 
 async def test_openai_embedder_retries_a_429_then_succeeds() -> None:
