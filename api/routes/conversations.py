@@ -28,6 +28,7 @@ from api.dto.conversations import (
 )
 from api.dto.cursors import SEQUENCE, TIMED, SequenceCursor, TimedCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 from graph.conversations.models import ContextType, InsightType
 
 router = APIRouter(tags=["conversations"], dependencies=[UNSCOPED], responses=answers(403))
@@ -52,14 +53,18 @@ async def create_thread(
 @router.get("/threads", response_model=ThreadPageOut)
 async def list_threads(
     principal: PrincipalDep,
+    pages: PagesDep,
     conversations: ConversationsDep,
     context_type: Annotated[ContextType | None, Query(alias="contextType")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """The caller's threads, most recently active first."""
-    items, next_cursor = await conversations.threads.list_threads(
-        principal, context_type=context_type, limit=limit, cursor=cursor
+    items, next_cursor = await pages.fit(
+        limit,
+        lambda n: conversations.threads.list_threads(
+            principal, context_type=context_type, limit=n, cursor=cursor
+        ),
     )
     return JSONResponse(
         dump(ThreadPageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
@@ -113,12 +118,15 @@ async def append_messages(
 async def list_messages(
     id: Id,  # noqa: A002
     principal: PrincipalDep,
+    pages: PagesDep,
     conversations: ConversationsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """The thread's messages in order."""
-    items, next_cursor = await conversations.threads.list_messages(principal, id, limit=limit, cursor=cursor)
+    items, next_cursor = await pages.fit(
+        limit, lambda n: conversations.threads.list_messages(principal, id, limit=n, cursor=cursor)
+    )
     return JSONResponse(
         dump(MessagePageOut.model_validate({"items": items, "nextCursor": SEQUENCE.wire(next_cursor)}))
     )
@@ -189,6 +197,7 @@ async def job(id: Id, principal: PrincipalDep, conversations: ConversationsDep) 
 @router.get("/insights", response_model=InsightPageOut)
 async def list_insights(
     principal: PrincipalDep,
+    pages: PagesDep,
     conversations: ConversationsDep,
     thread_id: Annotated[Id | None, Query(alias="threadId")] = None,
     type: InsightType | None = None,  # noqa: A002
@@ -196,9 +205,9 @@ async def list_insights(
     cursor: str | None = None,
 ) -> JSONResponse:
     """The caller's insights, newest first."""
-    items, next_cursor = await conversations.insights.list_insights(
-        principal, thread_id=thread_id, insight_type=type.value if type else None, limit=limit, cursor=cursor
-    )
+    items, next_cursor = await pages.fit(limit, lambda n: conversations.insights.list_insights(
+        principal, thread_id=thread_id, insight_type=type.value if type else None, limit=n, cursor=cursor
+    ))  # fmt: skip
     return JSONResponse(dump(InsightPageOut.model_validate({"items": items, "nextCursor": next_cursor})))
 
 

@@ -12,6 +12,7 @@ from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import DateTime, Id, dump
 from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
 from api.dto.cursors import JOURNAL, JournalCursor
+from api.pages import PagesDep
 from graph.core import journal
 from graph.core.errors import DatabaseUnavailable
 from graph.core.principals import Role, Scope
@@ -82,6 +83,7 @@ async def me(principal: PrincipalDep) -> PrincipalOut:
 @router.get("/mutations", response_model=MutationPageOut, response_model_by_alias=True, tags=["journal"])
 async def list_mutations(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     since: Annotated[DateTime | None, Query(description="Only changes at or after this time.")] = None,
     target_id: Annotated[str | None, Query(alias="targetId", max_length=128)] = None,
@@ -96,10 +98,10 @@ async def list_mutations(
     merges, edges, threads, messages, insights and their consolidation, the profile,
     sessions, pending actions, corrections, proposals and undo. `targetId` gives one thing's
     history (an edge's id is `"<sourceId> <type> <targetId>"`)."""
-    items, next_cursor = await journal.list_mutations(
+    items, next_cursor = await pages.fit(limit, lambda n: journal.list_mutations(
         services.db, principal, since=since.isoformat() if since else None, target_id=target_id,
-        role=Role(actor_role) if actor_role else None, session_id=session_id, limit=limit, cursor=cursor,
-    )  # fmt: skip
+        role=Role(actor_role) if actor_role else None, session_id=session_id, limit=n, cursor=cursor,
+    ))  # fmt: skip
     return JSONResponse(
         dump(MutationPageOut.model_validate({"items": items, "nextCursor": JOURNAL.wire(next_cursor)}))
     )

@@ -22,6 +22,7 @@ from api.dto.knowledge.proposals import (
     ProposalPageOut,
     ProposedOut,
 )
+from api.pages import PagesDep
 from api.routes.knowledge import PROPOSED, proposed
 from graph.continuity.profile import PROPOSAL_OPS as PROFILE_OPS
 from graph.core import journal
@@ -97,6 +98,7 @@ async def undo_mutation(
 @router.get("/corrections", response_model=CorrectionPageOut, tags=["corrections"], responses=answers(422))
 async def list_corrections(
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     unacknowledged: Annotated[
         bool,
@@ -116,10 +118,10 @@ async def list_corrections(
     acknowledged. Without `sessionId`, `unacknowledged=true` lists those of the window that no
     session has acknowledged: no session of the key's agent (an agent's key), no session at
     all (a person's key)."""
-    items, next_cursor = await knowledge.corrections.list_corrections(
+    items, next_cursor = await pages.fit(limit, lambda n: knowledge.corrections.list_corrections(
         principal, unacknowledged=unacknowledged, session_id=session_id, target_id=target_id,
-        limit=limit, cursor=cursor,
-    )  # fmt: skip
+        limit=n, cursor=cursor,
+    ))  # fmt: skip
     return JSONResponse(
         dump(CorrectionPageOut.model_validate({"items": items, "nextCursor": SEQUENCE.wire(next_cursor)}))
     )
@@ -154,14 +156,15 @@ async def acknowledge_correction(
 )
 async def list_proposals(
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     status: Literal["pending", "approved", "rejected"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: ProposalCursor | None = None,
 ) -> JSONResponse:
     """Agent writes held back by a person's correction, newest first."""
-    items, next_cursor = await knowledge.proposals.list_proposals(
-        principal, status=status, limit=limit, cursor=cursor
+    items, next_cursor = await pages.fit(
+        limit, lambda n: knowledge.proposals.list_proposals(principal, status=status, limit=n, cursor=cursor)
     )
     return JSONResponse(
         dump(ProposalPageOut.model_validate({"items": items, "nextCursor": PROPOSALS.wire(next_cursor)}))

@@ -33,6 +33,7 @@ from api.dto.knowledge.notes import (
 from api.dto.knowledge.proposals import ProposedOut
 from api.dto.knowledge.search import SearchIn, SearchOut
 from api.dto.knowledge.validity import InvalidateIn
+from api.pages import PagesDep
 from api.responses import FastJSONResponse
 from graph.core.values import check_id
 from graph.knowledge.models import (
@@ -145,6 +146,7 @@ async def create_notes(
 @router.get("/knowledge", response_model=NotePageOut)
 async def list_notes(
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     type: KnowledgeType | None = None,  # noqa: A002 - the API's field name
     source: KnowledgeSource | None = None,
@@ -163,18 +165,21 @@ async def list_notes(
     `includeEmbedding`: what an export keeps). With `asKnownAt`, the notes recorded by then as
     the memory held them (`status` and `asOf` read from what it held; a page may hold fewer
     than `limit`, and notes deleted since are not listed)."""
-    items, next_cursor = await knowledge.notes.list_notes(
-        principal,
-        note_type=type.value if type else None,
-        source=source.value if source else None,
-        status=status.value if status else None,
-        tag=tag,
-        limit=limit,
-        cursor=cursor,
-        with_embedding=include_embedding,
-        current=current,
-        as_of=millis(as_of),
-        as_known_at=millis(as_known_at),
+    items, next_cursor = await pages.fit(
+        limit,
+        lambda n: knowledge.notes.list_notes(
+            principal,
+            note_type=type.value if type else None,
+            source=source.value if source else None,
+            status=status.value if status else None,
+            tag=tag,
+            limit=n,
+            cursor=cursor,
+            with_embedding=include_embedding,
+            current=current,
+            as_of=millis(as_of),
+            as_known_at=millis(as_known_at),
+        ),
     )
     return JSONResponse(
         dump(NotePageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
@@ -216,14 +221,21 @@ async def get_note(
 async def note_merges(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """The creates merged into a note, newest first, a page at a time (a note carries only
     its `mergeCount` and newest 3 inline)."""
-    page = await knowledge.merges.page(principal, id, limit=limit, cursor=cursor)
-    page["nextCursor"] = TIMED.wire(page.get("nextCursor"))
+    read: dict[str, Any] = {}
+
+    async def merges(n: int) -> tuple[list[Any], str | None]:
+        read["page"] = await knowledge.merges.page(principal, id, limit=n, cursor=cursor)
+        return read["page"]["items"], read["page"].get("nextCursor")
+
+    items, next_cursor = await pages.fit(limit, merges)
+    page = {"items": items, "mergeCount": read["page"]["mergeCount"], "nextCursor": TIMED.wire(next_cursor)}
     return JSONResponse(dump(MergePageOut.model_validate(page)))
 
 
@@ -318,13 +330,16 @@ async def connect(
 @router.get("/connections", response_model=EdgeListOut, response_model_by_alias=True, responses=answers(422))
 async def list_edges(
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
     cursor: EdgeCursor | None = None,
 ) -> JSONResponse:
     """Every edge of yours, a page at a time, in the order of source id, type and target id:
     what an export reads."""
-    items, next_cursor = await knowledge.edges.list_edges(principal, limit=limit, cursor=cursor)
+    items, next_cursor = await pages.fit(
+        limit, lambda n: knowledge.edges.list_edges(principal, limit=n, cursor=cursor)
+    )
     return JSONResponse(
         dump(EdgeListOut.model_validate({"items": items, "nextCursor": EDGES.wire(next_cursor)}))
     )

@@ -34,6 +34,7 @@ from api.dto.project import (
     UnifiedSearchIn,
     UnifiedSearchOut,
 )
+from api.pages import Pages, PagesDep
 from api.routes.knowledge import proposed
 from graph.core.principals import Principal
 from graph.project.context import Recorded
@@ -62,9 +63,11 @@ class Listing:
     tag: str | None
     limit: int
     cursor: str | None
+    pages: Pages
 
 
 def listing_query(
+    pages: PagesDep,
     status: Status | None = None,
     agent_id: Annotated[Id | None, Query(alias="agentId", description="Those affecting this agent.")] = None,
     tag: str | None = None,
@@ -72,7 +75,7 @@ def listing_query(
     cursor: EntryCursor | None = None,
 ) -> Listing:
     """The query parameters every project context listing takes, read once for all three."""
-    return Listing(status, agent_id, tag, limit, cursor)
+    return Listing(status, agent_id, tag, limit, cursor, pages)
 
 
 ListingDep = Annotated[Listing, Depends(listing_query)]
@@ -178,10 +181,10 @@ async def _record(
 async def _page(
     principal: Principal, services: ServicesDep, kind: ProjectKind, listing: Listing
 ) -> JSONResponse:
-    items, next_cursor = await services.project.list_entries(
+    items, next_cursor = await listing.pages.fit(listing.limit, lambda n: services.project.list_entries(
         principal, kind, status=listing.status, agent_id=listing.agent_id, tag=listing.tag,
-        limit=listing.limit, cursor=listing.cursor,
-    )  # fmt: skip
+        limit=n, cursor=listing.cursor,
+    ))  # fmt: skip
     return JSONResponse(
         dump(EntryPageOut.model_validate({"items": items, "nextCursor": ENTRIES.wire(next_cursor)}))
     )

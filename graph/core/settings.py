@@ -308,6 +308,12 @@ class Settings(BaseSettings):
         ge=1024,
         description="Largest body of the batch routes; 1,000 notes with 384-dim vectors are ~9 MB.",
     )
+    page_bytes: int = Field(
+        default=384 * 1024,
+        ge=1,
+        description="What a page of a listing may weigh in JSON: a page of large items holds fewer "
+        "than `limit` (one at least), and its nextCursor goes on from there.",
+    )
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"
 

@@ -69,8 +69,10 @@ keeps the code to it, and this page is written from it.
   id for this user: another user's ids are not found either), 409, 502 (the embedder
   failed), and the 202 of a write a person's word holds back as a proposal.
 - **Ids** of notes, threads, sessions and the rest: 1-128 characters of
-  `A-Z a-z 0-9 . _ : @ -`, starting with a letter or digit. **Cursors** are opaque: pass
-  back the `nextCursor` a list answered.
+  `A-Z a-z 0-9 . _ : @ -`, starting with a letter or digit. **Pages**: a list gives at most
+  `limit` items and at most `CTXNET_PAGE_BYTES` (384 KiB) of them, one item at least, so a
+  page of large items holds fewer; its `nextCursor` goes on from there. **Cursors** are
+  opaque: pass back the `nextCursor` a list answered; no `nextCursor`, no more items.
 - Every response carries `X-Request-ID` (yours, or a new one), and every log line is JSON
   with that request id ([Operations](operations.md)).
 """

@@ -70,10 +70,16 @@ def example(document: dict[str, Any], schema: dict[str, Any], ids: dict[str, str
 
 
 async def seed_everything(
-    alice: Caller, make_caller: MakeCaller, token: str, skill_text: str | None = None
+    alice: Caller,
+    make_caller: MakeCaller,
+    token: str,
+    skill_text: str | None = None,
+    claim: str | None = None,
 ) -> dict[str, str]:
     """One of each thing alice can own, each carrying ``token`` in its text (the skill
-    ``skill_text``, if given), linked as the API allows; the ids by kind."""
+    ``skill_text``, if given), linked as the API allows; the ids by kind. ``claim`` is what the
+    agent's note that a person corrects says (a second seeding of one user needs another: a
+    twin of a corrected note is held for the person)."""
     skill_text = skill_text or token
     tag = uuid.uuid4().hex[:8]
     ids = {
@@ -144,7 +150,8 @@ async def seed_everything(
     docs = {"capabilities": [f"Brews {token}."], "baseInstructions": f"You like {token}."}
     assert (await alice.http.put("/v1/agents/helper/docs", json=docs)).status_code == 200
     alices_agent = await make_caller(Role.AGENT, agent_id="helper", user_id=alice.user_id)
-    ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", f"{token} is on port 8080.")
+    claim = claim or f"{token} is on port 8080."
+    ids |= await correct_and_propose(alice, alices_agent, f"agent-{tag}", claim)
     return ids
 
 

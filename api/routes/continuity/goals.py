@@ -12,6 +12,7 @@ from api.dto.base import Id, dump
 from api.dto.continuity.goals import GoalAbandonIn, GoalCloseIn, GoalIn, GoalOut, GoalPageOut
 from api.dto.cursors import GOALS, GoalCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 
 router = APIRouter()
 
@@ -38,6 +39,7 @@ async def set_goal(body: GoalIn, principal: PrincipalDep, services: ServicesDep)
 @router.get("/goals", response_model=GoalPageOut, response_model_by_alias=True, responses=answers(422))
 async def list_goals(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     status: Literal["active", "completed", "abandoned"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
@@ -45,7 +47,9 @@ async def list_goals(
 ) -> JSONResponse:
     """Your goal stack: active goals first, the newest on top, then closed ones, the most
     recently closed first."""
-    items, next_cursor = await services.goals.list_goals(principal, status=status, limit=limit, cursor=cursor)
+    items, next_cursor = await pages.fit(
+        limit, lambda n: services.goals.list_goals(principal, status=status, limit=n, cursor=cursor)
+    )
     return JSONResponse(
         dump(GoalPageOut.model_validate({"items": items, "nextCursor": GOALS.wire(next_cursor)}))
     )

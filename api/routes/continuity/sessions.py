@@ -23,6 +23,7 @@ from api.dto.continuity.sessions import (
 )
 from api.dto.cursors import TIMED, TimedCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 from graph.core.values import check_id
 
 router = APIRouter()
@@ -93,14 +94,15 @@ async def end_session(
 @router.get("/sessions", response_model=SessionPageOut, response_model_by_alias=True)
 async def list_sessions(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """Your sessions (one agent's, with `agentId`), newest first."""
-    items, next_cursor = await services.sessions.list_sessions(
-        principal, agent_id=agent_id, limit=limit, cursor=cursor
+    items, next_cursor = await pages.fit(
+        limit, lambda n: services.sessions.list_sessions(principal, agent_id=agent_id, limit=n, cursor=cursor)
     )
     return JSONResponse(
         dump(SessionPageOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))

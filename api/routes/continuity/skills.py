@@ -12,6 +12,7 @@ from api.dto.base import Id, dump
 from api.dto.continuity.skills import SkillIn, SkillOut, SkillPageOut, SkillWrittenOut
 from api.dto.cursors import SKILLS, SkillCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 
 router = APIRouter()
 
@@ -36,14 +37,15 @@ async def put_skill(body: SkillIn, principal: PrincipalDep, services: ServicesDe
 @router.get("/skills", response_model=SkillPageOut, response_model_by_alias=True, responses=answers(422))
 async def list_skills(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     bundle: Id | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: SkillCursor | None = None,
 ) -> JSONResponse:
     """Your skills by id, with their triggers and counts, without their bodies."""
-    items, next_cursor = await services.skills.list_skills(
-        principal, bundle=bundle, limit=limit, cursor=cursor
+    items, next_cursor = await pages.fit(
+        limit, lambda n: services.skills.list_skills(principal, bundle=bundle, limit=n, cursor=cursor)
     )
     return JSONResponse(
         dump(SkillPageOut.model_validate({"items": items, "nextCursor": SKILLS.wire(next_cursor)}))

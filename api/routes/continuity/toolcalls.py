@@ -16,6 +16,7 @@ from api.dto.continuity.sessions import (
 )
 from api.dto.cursors import SEQUENCE, SequenceCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 from api.routes.continuity.sessions import SessionId
 
 router = APIRouter()
@@ -52,13 +53,16 @@ async def record_tool_calls(
 async def replay_session(
     id: SessionId,  # noqa: A002 - the API's name
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
     cursor: SequenceCursor | None = None,
 ) -> JSONResponse:
     """What an agent did in a session: its tool calls in the order they were recorded (not
     what it wrote; that is the journal, `GET /v1/mutations?sessionId=`)."""
-    items, next_cursor = await services.tool_calls.replay(principal, id, limit=limit, cursor=cursor)
+    items, next_cursor = await pages.fit(
+        limit, lambda n: services.tool_calls.replay(principal, id, limit=n, cursor=cursor)
+    )
     out = ReplayOut.model_validate(
         {"sessionId": id, "items": items, "nextCursor": SEQUENCE.wire(next_cursor)}
     )

@@ -12,6 +12,7 @@ from api.dto.base import Id, dump
 from api.dto.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
 from api.dto.cursors import TIMED, TimedCursor
 from api.dto.errors import BODY, answers
+from api.pages import PagesDep
 from api.routes.continuity.sessions import SessionId
 
 router = APIRouter()
@@ -41,14 +42,15 @@ async def save_session(
 @router.get("/wiki", response_model=WikiPageListOut, response_model_by_alias=True, responses=answers(422))
 async def list_wiki(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: TimedCursor | None = None,
 ) -> JSONResponse:
     """Saved session pages, newest save first (one agent's, with `agentId`)."""
-    items, next_cursor = await services.wiki.list_pages(
-        principal, agent_id=agent_id, limit=limit, cursor=cursor
+    items, next_cursor = await pages.fit(
+        limit, lambda n: services.wiki.list_pages(principal, agent_id=agent_id, limit=n, cursor=cursor)
     )
     return JSONResponse(
         dump(WikiPageListOut.model_validate({"items": items, "nextCursor": TIMED.wire(next_cursor)}))
