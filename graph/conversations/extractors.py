@@ -21,8 +21,8 @@ import openai
 from pydantic import BaseModel, Field, ValidationError
 
 from graph.conversations.models import InsightType
-from graph.core.embeddings import openai_retrying
 from graph.core.errors import ContextNetworkError
+from graph.core.openai_embedder import openai_retrying
 from graph.core.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from ctxnet.models import fetch_model
-from graph.core.embeddings import BGE_SMALL, LOCAL_DIMENSION, LOCAL_MODELS, LocalEmbedder, OpenAIEmbedder
+from graph.core.embeddings import BGE_SMALL, LOCAL_DIMENSION, LOCAL_MODELS, LocalEmbedder
 from graph.core.errors import EmbeddingError
+from graph.core.openai_embedder import OpenAIEmbedder
 from graph.core.settings import Settings
 from tests.support.openai_stub import OpenAIStub, fake_vector
 
