@@ -22,8 +22,9 @@ from graph.project.unified import Layer
 
 router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
 
-#: History entries, merges and search results one page shows.
+#: History entries, edges, merges and search results one page shows.
 HISTORY = 50
+EDGES = 100
 MERGES = 20
 RESULTS = 20
 
@@ -48,13 +49,20 @@ async def note_page(desk: DeskDep, note_id: str) -> HTMLResponse:
         if deleted is None or desk.principal.scope is not None:
             raise
         return await desk.page("note.html", note=None, note_id=note_id, history=history, deleted=deleted)
-    edges, merges, history = await asyncio.gather(
-        knowledge.edges.connections(desk.principal, note_id),
+    (edges, more_edges), merges, history = await asyncio.gather(
+        knowledge.edges.connections(desk.principal, note_id, limit=EDGES),
         knowledge.merges.page(desk.principal, note_id, limit=MERGES, cursor=None),
         _history(desk, note_id),
     )
     return await desk.page(
-        "note.html", note=note, note_id=note_id, edges=edges, merges=merges, history=history, deleted=None
+        "note.html",
+        note=note,
+        note_id=note_id,
+        edges=edges,
+        more_edges=more_edges is not None,
+        merges=merges,
+        history=history,
+        deleted=None,
     )
 
 

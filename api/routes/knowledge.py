@@ -346,10 +346,22 @@ async def list_edges(
 
 
 @router.get("/knowledge/{id}/connections", response_model=EdgeListOut, responses=answers(404))
-async def connections(id: NoteId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
-    """The note's edges in both directions."""
-    items = await knowledge.edges.connections(principal, id)
-    return JSONResponse(dump(EdgeListOut.model_validate({"items": items})))
+async def connections(
+    id: NoteId,  # noqa: A002
+    principal: PrincipalDep,
+    pages: PagesDep,
+    knowledge: KnowledgeDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+    cursor: EdgeCursor | None = None,
+) -> JSONResponse:
+    """The note's edges in both directions, a page at a time, in the order of source id,
+    type and target id."""
+    items, next_cursor = await pages.fit(
+        limit, lambda n: knowledge.edges.connections(principal, id, limit=n, cursor=cursor)
+    )
+    return JSONResponse(
+        dump(EdgeListOut.model_validate({"items": items, "nextCursor": EDGES.wire(next_cursor)}))
+    )
 
 
 @router.delete(

@@ -136,8 +136,10 @@ class EdgeService:
         ordered = sorted(created, key=lambda r: r["index"])
         return [(edge_view(r["edge"]), bool(r["created"])) for r in ordered]
 
-    async def connections(self, principal: Principal, node_id: str) -> list[dict[str, Any]]:
-        """A note's edges in both directions."""
+    async def connections(
+        self, principal: Principal, node_id: str, *, limit: int = 500, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """A note's edges in both directions, a page at a time (by source id, type, target id)."""
         scope = Scope.of(principal.scope)
         [found] = await self._db.read(
             "queries/knowledge/notes_existing_ids", userId=principal.user_id, ids=[node_id], scope=scope
@@ -146,9 +148,10 @@ class EdgeService:
             raise NotFound(f"no note {node_id!r}", field="id")
         rows = await self._db.read(
             "queries/knowledge/edges_of_note", userId=principal.user_id, id=node_id, relTypes=ALL_REL_TYPES,
-            scope=scope,
+            scope=scope, after=decode_key_cursor(cursor) if cursor else None, limit=limit + 1,
         )  # fmt: skip
-        return [edge_view(r["edge"]) for r in rows]
+        items = [edge_view(r["edge"]) for r in rows[:limit]]
+        return items, encode_key_cursor(rows[limit - 1]["key"]) if len(rows) > limit else None
 
     async def list_edges(
         self, principal: Principal, *, limit: int = 500, cursor: str | None = None

@@ -49,7 +49,8 @@ async def test_every_listing_pages_by_what_its_page_weighs(
     ids = await seed_everything(alice, make_caller, f"pb{uuid.uuid4().hex[:8]}")
     claim = "The nightly backup of the billing replica starts at 02:00 UTC."
     await seed_everything(alice, make_caller, f"pb{uuid.uuid4().hex[:8]}", claim=claim)  # two of each
-    # A second of what one seeding leaves one of: a merge, a message, a tool call, a pattern.
+    # A second of what one seeding leaves one of: a merge, a message, a tool call, a pattern,
+    # an edge of the note.
     note = (await alice.http.get(f"/v1/knowledge/{ids['note']}", params={"includeEmbedding": "true"})).json()
     twins = [
         {"title": note["title"], "content": f"{note['content']} Again {i}.", "type": "fact",
@@ -61,6 +62,8 @@ async def test_every_listing_pages_by_what_its_page_weighs(
     assert (await alice.http.post(f"/v1/threads/{ids['thread']}/messages", json=said)).status_code == 201
     call = {"items": [{"tool": "recall", "arguments": {"query": "tea"}, "resultSummary": "found"}]}
     assert (await alice.http.post(f"/v1/sessions/{ids['session']}/tool-calls", json=call)).status_code == 201
+    edge = {"type": "dependsOn", "targetId": ids["note2"]}
+    assert (await alice.http.post(f"/v1/knowledge/{ids['note']}/connections", json=edge)).status_code == 201
     for n in range(2):
         pattern = {"title": f"Pattern {n}", "description": f"We brew it {n} ways."}
         assert (await alice.http.post("/v1/patterns", json=pattern)).status_code == 201

@@ -226,3 +226,28 @@ async def test_a_filtered_timeline_pages_without_gaps_or_repeats(
             (await client.get(older.group(1).replace("&amp;", "&"))).text,
         )
     assert first + rest == [f"a{n}-{i}" for n in reversed(range(6)) for i in reversed(range(10))]
+
+
+async def test_a_hub_notes_page_shows_its_first_edges_and_says_where_the_rest_are(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """A note joined to 150 others: its page lists the first 100 edges, and the API pages on."""
+    person = await make_caller()
+    hub = f"hub-{uuid.uuid4().hex[:6]}"
+    spokes = [f"spoke-{n:03d}" for n in range(150)]
+    notes = [
+        {"id": i, "title": i, "content": f"Spoke {i}.", "type": "fact", "dedupe": False}
+        for i in [hub, *spokes]
+    ]
+    assert (await person.http.post("/v1/knowledge/batch", json={"items": notes})).status_code == 201
+    edges = [{"sourceId": hub, "type": "relatedTo", "targetId": s} for s in spokes]
+    assert (await person.http.post("/v1/connections/batch", json={"items": edges})).status_code == 201
+    async with desk_of(api, person) as (client, _):
+        page = await client.get(f"/desk/notes/{hub}")
+    assert page.status_code == 200
+    assert "spoke-099" in page.text and "spoke-100" not in page.text
+    assert "The first 100 shown" in page.text and f"/v1/knowledge/{hub}/connections" in page.text
+    first = (await person.http.get(f"/v1/knowledge/{hub}/connections", params={"limit": 100})).json()
+    rest = await person.http.get(f"/v1/knowledge/{hub}/connections", params={"cursor": first["nextCursor"]})
+    assert [e["targetId"] for e in first["items"] + rest.json()["items"]] == spokes
+    assert "nextCursor" not in rest.json()
