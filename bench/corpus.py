@@ -212,12 +212,13 @@ def search_1_params(user: str) -> dict[str, Any]:
     """The parameters the API passes ``queries/knowledge/search_1`` for a hybrid top-10 with
     one hop of expansion over 100 index candidates (all but the vector and the Lucene query)."""
     from graph.knowledge.models import ALL_REL_TYPES
-    from graph.knowledge.search import VECTOR_WEIGHT
+    from graph.knowledge.search import MAX_EDGES, MAX_REACHED, VECTOR_WEIGHT
 
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
         "vectorWeight": VECTOR_WEIGHT, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
         "scope": None, "filtered": False, "collapse": "conversation", "bare": False,
+        "maxReached": MAX_REACHED, "maxEdges": MAX_EDGES,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,
         "tags": None, "createdAfter": None, "createdBefore": None, "begunAfter": None, "begunBefore": None,
         # What is true now, as the API asks by default (valid time).

@@ -413,10 +413,14 @@ async def neighborhood(
     knowledge: KnowledgeDep,
     depth: Annotated[int, Query(ge=0, le=3)] = 1,
     include_superseded: Annotated[bool, Query(alias="includeSuperseded")] = True,
+    limit: Annotated[
+        int, Query(ge=0, le=500, description="The most notes reached, the nearest first.")
+    ] = 100,
 ) -> JSONResponse:
-    """The note and every note within ``depth`` hops, with the edges among them."""
+    """The note and the notes within ``depth`` hops, the nearest first (at most `limit`;
+    `truncated` when more were there), with the edges among them."""
     result = await knowledge.retrieval.neighborhood(
-        principal, id, depth, include_superseded=include_superseded
+        principal, id, depth, include_superseded=include_superseded, limit=limit
     )
     return JSONResponse(dump(NeighborhoodOut.model_validate(result)))
 

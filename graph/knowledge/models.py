@@ -221,3 +221,5 @@ class SearchQuery:
     read_dates: bool = False
     #: Discount scores by age: ``score * (1 - recency * ln(1 + days))``; 0: not at all.
     recency: float = 0.0
+    #: The most notes expansion reaches, the nearest first.
+    max_expanded: int = 50

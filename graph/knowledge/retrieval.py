@@ -25,7 +25,7 @@ from graph.knowledge.models import (
     SearchMode,
     SearchQuery,
 )
-from graph.knowledge.search import COLLAPSE, SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
+from graph.knowledge.search import COLLAPSE, MAX_REACHED, SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
 from graph.knowledge.time_words import Reading
 from graph.knowledge.valid_time import millis_now
 from graph.knowledge.views import edge_view, note_view
@@ -59,6 +59,7 @@ class RetrievalService:
                 for r in sorted(row["reached"], key=lambda r: (r["depth"], r["node"]["id"]))
             ],
             "edges": [edge_view(e) for e in row["edges"]],
+            "truncated": bool(row["truncated"]),
         }
 
     async def close_to(
@@ -103,9 +104,16 @@ class RetrievalService:
         return await self._db.read_tx(work)
 
     async def neighborhood(
-        self, principal: Principal, node_id: str, depth: int, *, include_superseded: bool = True
+        self,
+        principal: Principal,
+        node_id: str,
+        depth: int,
+        *,
+        include_superseded: bool = True,
+        limit: int = MAX_REACHED,
     ) -> dict[str, Any]:
-        """The note, the notes within ``depth`` hops (any edge type, both ways), and their edges."""
+        """The note, the notes within ``depth`` hops (any edge type, both ways; at most
+        ``limit``, the nearest first), and their edges; ``truncated`` when some were left out."""
         if depth not in SEARCH_QUERIES:
             raise InvalidInput(f"depth must be 0-{max(SEARCH_QUERIES)}", field="depth")
         user = principal.user_id
@@ -133,13 +141,15 @@ class RetrievalService:
                 sizes=self._sizes,
                 config=self._plan,
                 scope=Scope.of(principal.scope),
+                max_reached=limit,
             )
             return self._subgraph(found.row)
 
         result = await self._db.read_tx(work)
         if node_id not in result["hits"]:
             raise NotFound(f"no note {node_id!r}", field="id")
-        return {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
+        answer = {"node": result["hits"][node_id], "nodes": result["reached"], "edges": result["edges"]}
+        return answer | ({"truncated": True} if result["truncated"] else {})
 
     async def _vector(self, query: SearchQuery) -> list[float] | None:
         """The question's vector: the one sent, else its embedding; none for a keyword search."""
@@ -193,6 +203,7 @@ class RetrievalService:
                 **self._narrowed(principal, query),
                 collapse=COLLAPSE[query.collapse_by],
                 term_limit=self._term_limit,
+                max_reached=query.max_expanded,
             )
             subgraph = self._subgraph(found.row)
             vector_score = dict(found.vector_hits)
@@ -217,7 +228,7 @@ class RetrievalService:
                 "expanded": subgraph["reached"],
                 "edges": subgraph["edges"],
                 "plan": found.plan,
-            }
+            } | ({"truncated": True} if subgraph["truncated"] else {})
 
         return await self._db.read_tx(work)
 
@@ -245,11 +256,13 @@ class RetrievalService:
                 pool=len(ids),
                 depth=depth,
                 **self._narrowed(principal, query),
+                max_reached=query.max_expanded,
             )
             return self._subgraph(found.row)
 
-        around = await self._db.read_tx(work) if ids else {"reached": [], "edges": []}
-        return {"hits": hits, "expanded": around["reached"], "edges": around["edges"], "plan": "dated"}
+        around = await self._db.read_tx(work) if ids else {"reached": [], "edges": [], "truncated": False}
+        answer = {"hits": hits, "expanded": around["reached"], "edges": around["edges"], "plan": "dated"}
+        return answer | ({"truncated": True} if around["truncated"] else {})
 
     async def _search_held(self, principal: Principal, query: SearchQuery, moment: int) -> dict[str, Any]:
         """A search of what the memory held at ``moment`` (record time): the notes recorded by
@@ -293,7 +306,8 @@ class RetrievalService:
             e for e in found["edges"]
             if {e["sourceId"], e["targetId"]} <= kept and (e.get("createdAt") or "") <= iso_millis(moment)
         ]  # fmt: skip
-        return {"hits": hits, "expanded": expanded, "edges": edges, "plan": found["plan"]}
+        answer = {"hits": hits, "expanded": expanded, "edges": edges, "plan": found["plan"]}
+        return answer | ({"truncated": True} if found.get("truncated") else {})
 
 
 def _pool(query: SearchQuery) -> int:

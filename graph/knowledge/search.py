@@ -168,6 +168,11 @@ NOTE_FILTERS = (
     "types", "sources", "minConfidence", "tags", "createdAfter", "createdBefore", "begunAfter", "begunBefore",
     "asOf",
 )  # fmt: skip
+#: How many notes an expansion reaches at most, the nearest first (a search's
+#: ``maxExpanded`` unless it asks otherwise), and how many edges among the returned notes
+#: an answer carries: neither the work nor the answer grows with how dense a graph is.
+MAX_REACHED = 50
+MAX_EDGES = 1_000
 #: Reciprocal rank fusion constant (where rankings of different queries are fused: a note
 #: scores the sum of 1 / (RRF_K + rank) over the lists).
 RRF_K = 60
@@ -228,6 +233,7 @@ async def retrieve(
     collapse: str | None = None,
     term_limit: int = TERM_LIMIT,
     bare: bool = False,
+    max_reached: int = MAX_REACHED,
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
@@ -242,7 +248,9 @@ async def retrieve(
     distinct sources (by default only for a user who holds a conversation's notes: for the
     others it changes nothing, and they do not pay for it). ``term_limit`` bounds the matches
     read per query word (see :data:`TERM_LIMIT`). ``bare`` answers the ranking alone (ids and
-    scores), without reading the hits' notes and edges.
+    scores), without reading the hits' notes and edges. Expansion reaches at most
+    ``max_reached`` notes, breadth first, and the answer carries at most :data:`MAX_EDGES`
+    edges (``truncated`` when either left some out).
     """
     mine = total = 0
     conversations = False
@@ -266,6 +274,8 @@ async def retrieve(
         "filtered": scope is not None or any(filters.get(k) is not None for k in NOTE_FILTERS),
         "collapse": collapse,
         "bare": bare,
+        "maxReached": max_reached,
+        "maxEdges": MAX_EDGES,
         "validAt": None,  # valid time unless ``filters`` set it (see retrieval.valid_params)
         "asOf": None,
         "begunAfter": None,

@@ -91,3 +91,8 @@ class NeighborhoodOut(OutModel):
     node: NoteOut
     nodes: list[ReachedNoteOut]
     edges: list[EdgeOut]
+    truncated: bool | None = Field(
+        default=None,
+        description="True when more notes lie within the depth than `limit`, or more edges among "
+        "them than an answer carries (1,000): the nearest were kept.",
+    )

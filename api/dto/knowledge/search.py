@@ -62,6 +62,13 @@ class SearchIn(CamelModel):
     mode: SearchMode = SearchMode.HYBRID
     expand_connections: bool = True
     max_depth: int = Field(default=1, ge=0, le=3)
+    max_expanded: int = Field(
+        default=50,
+        ge=0,
+        le=500,
+        description="The most notes expansion reaches, the nearest first (then those more edges "
+        "reach); `truncated` in the answer when some were left out.",
+    )
     edge_types: list[EdgeType] | None = None
     direction: Direction = Direction.BOTH
     filters: FiltersIn | None = None
@@ -126,6 +133,7 @@ class SearchIn(CamelModel):
             as_known_at=millis(self.as_known_at),
             read_dates=self.read_dates,
             recency=self.recency,
+            max_expanded=self.max_expanded,
         )
 
 
@@ -145,3 +153,8 @@ class SearchOut(OutModel):
     expanded: list[ReachedNoteOut]
     edges: list[EdgeOut]
     plan: str | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="True when expansion reached more notes than `maxExpanded`, or the notes more "
+        "edges than an answer carries (1,000): the nearest were kept.",
+    )

@@ -5,11 +5,13 @@
 //     user by tenantKey and scored from the user's notes alone; fused by a convex
 //     combination of their scaled scores ($mode 'hybrid'). $mode 'seeds' starts from
 //     the notes in $seedIds instead (a note's neighbourhood);
-//  2. expansion from the top $topK: every note reached along the chosen edge types and
-//     direction, once, at its nearest depth, with the edges that reached it;
-//  3. the edges among all returned notes.
+//  2. expansion from the top $topK, breadth first: the notes reached along the chosen edge
+//     types and direction, each once, at its nearest depth, with the edges that reached it;
+//     at most $maxReached of them, the nearest first;
+//  3. the edges among all returned notes, at most $maxEdges (`truncated`: notes or edges
+//     were left out).
 // `matched` tells the caller whether the index plan found enough; if not, it asks again
-// with more candidates. One file per depth: Cypher path bounds cannot be parameters.
+// with more candidates. One file per depth: each hop is a step of its own.
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 // $filtered is false when no filter and no scope is set: the ranking then skips their tests.
 // $collapse keeps the best hit per source before the top $topK is taken: per sourceRef
@@ -212,9 +214,9 @@ CALL (hitIds) {
   RETURN collect(h) AS hits
 }
 CALL () {
-  RETURN [] AS reached
+  RETURN [] AS reached, false AS cut
 }
-WITH vectorHits, textHits, matched, ranked, hits, reached, hits + [x IN reached | x.node] AS everyone
+WITH vectorHits, textHits, matched, ranked, hits, reached, cut, hits + [x IN reached | x.node] AS everyone
 CALL (everyone) {
   UNWIND everyone AS a
   MATCH (a)-[r]->(b:Knowledge)
@@ -240,7 +242,8 @@ RETURN
     }
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
-  [r IN edges | {
+  [r IN edges[0..$maxEdges] | {
     type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
     createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
-  }] AS edges
+  }] AS edges,
+  cut OR size(edges) > $maxEdges AS truncated

@@ -5,11 +5,13 @@
 //     user by tenantKey and scored from the user's notes alone; fused by a convex
 //     combination of their scaled scores ($mode 'hybrid'). $mode 'seeds' starts from
 //     the notes in $seedIds instead (a note's neighbourhood);
-//  2. expansion from the top $topK: every note reached along the chosen edge types and
-//     direction, once, at its nearest depth, with the edges that reached it;
-//  3. the edges among all returned notes.
+//  2. expansion from the top $topK, breadth first: the notes reached along the chosen edge
+//     types and direction, each once, at its nearest depth, with the edges that reached it;
+//     at most $maxReached of them, the nearest first;
+//  3. the edges among all returned notes, at most $maxEdges (`truncated`: notes or edges
+//     were left out).
 // `matched` tells the caller whether the index plan found enough; if not, it asks again
-// with more candidates. One file per depth: Cypher path bounds cannot be parameters.
+// with more candidates. One file per depth: each hop is a step of its own.
 // A key's entity scope ($scope: null, or {ids, tags}) narrows every half and every hop.
 // $filtered is false when no filter and no scope is set: the ranking then skips their tests.
 // $collapse keeps the best hit per source before the top $topK is taken: per sourceRef
@@ -211,10 +213,16 @@ CALL (hitIds) {
     AND ($scope IS NULL OR h.id IN $scope.ids OR any(t IN coalesce(h.tags, []) WHERE t IN $scope.tags))
   RETURN collect(h) AS hits
 }
+// Expansion, breadth first: the notes one hop from the hits, then one hop from those, to
+// 2 hops; each note once, at its nearest depth, with the edges that reached it from
+// the depth before. At most $maxReached notes in all, the nearer first (then those more
+// edges reach, then by id): neither the work nor the answer grows with how dense the
+// graph around the hits is (paths are never enumerated). `cut`: some were left out.
 CALL (hits, hitIds) {
-  UNWIND hits AS h
-  MATCH p = (h)((a:Knowledge)-[r]-(b:Knowledge)
-    WHERE type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
+  CALL (hits, hitIds) {
+    UNWIND hits AS a
+    MATCH (a)-[r]-(b:Knowledge)
+    WHERE NOT b.id IN hitIds AND type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
       AND ($validAt IS NULL OR ((b.validUntil IS NULL OR b.validUntil > $validAt)
         AND (r.validUntil IS NULL OR r.validUntil > $validAt)))
       AND ($asOf IS NULL OR (coalesce(b.validFrom, CASE WHEN b.validUntil <= b.createdAt.epochMillis THEN 0
@@ -226,12 +234,38 @@ CALL (hits, hitIds) {
       AND ($direction = 'both'
            OR ($direction = 'out' AND startNode(r) = a)
            OR ($direction = 'in' AND endNode(r) = a))
-  ){1,2}(m)
-  WHERE NOT m.id IN hitIds
-  WITH m, length(p) AS depth, last(relationships(p)) AS via
-  WITH m, depth, collect(DISTINCT via) AS vias
-  ORDER BY depth
-  WITH m, head(collect({depth: depth, vias: vias})) AS nearest
+    WITH b, collect(DISTINCT r) AS vias
+    ORDER BY size(vias) DESC, b.id
+    RETURN collect({node: b, depth: 1, vias: vias}) AS found
+  }
+  WITH hitIds, found[0..$maxReached] AS level, size(found) > $maxReached AS cut
+  CALL (hitIds, level) {
+    WITH hitIds + [x IN level | x.node.id] AS seen, [x IN level WHERE x.depth = 1 | x.node] AS frontier
+    UNWIND frontier AS a
+    MATCH (a)-[r]-(b:Knowledge)
+    WHERE NOT b.id IN seen AND type(r) IN $relTypes AND b.userId = $userId AND b.status IN $statuses
+      AND ($validAt IS NULL OR ((b.validUntil IS NULL OR b.validUntil > $validAt)
+        AND (r.validUntil IS NULL OR r.validUntil > $validAt)))
+      AND ($asOf IS NULL OR (coalesce(b.validFrom, CASE WHEN b.validUntil <= b.createdAt.epochMillis THEN 0
+          ELSE b.createdAt.epochMillis END) <= $asOf
+        AND coalesce(r.validFrom, r.createdAt.epochMillis) <= $asOf
+        AND (b.status <> 'superseded' OR NOT EXISTS { MATCH (s:Knowledge)-[:SUPERSEDES]->(b)
+          WHERE coalesce(s.validFrom, s.createdAt.epochMillis) <= $asOf })))
+      AND ($scope IS NULL OR b.id IN $scope.ids OR any(t IN coalesce(b.tags, []) WHERE t IN $scope.tags))
+      AND ($direction = 'both'
+           OR ($direction = 'out' AND startNode(r) = a)
+           OR ($direction = 'in' AND endNode(r) = a))
+    WITH b, collect(DISTINCT r) AS vias
+    ORDER BY size(vias) DESC, b.id
+    RETURN collect({node: b, depth: 2, vias: vias}) AS found
+  }
+  WITH hitIds, level + found[0..$maxReached - size(level)] AS level,
+    cut OR size(found) > $maxReached - size(level) AS cut
+  RETURN level, cut
+}
+CALL (level) {
+  UNWIND level AS x
+  WITH x.node AS m, x.depth AS depth, x.vias AS vias
   RETURN collect({
     node: m,
     view: m {
@@ -248,14 +282,14 @@ CALL (hits, hitIds) {
         }
       }
     },
-    depth: nearest.depth,
-    via: [v IN nearest.vias | {
+    depth: depth,
+    via: [v IN vias | {
       type: type(v), sourceId: startNode(v).id, targetId: endNode(v).id,
       createdAt: v.createdAt.epochMillis, source: v.source, confidence: v.confidence, note: v.note, validFrom: v.validFrom, validUntil: v.validUntil
     }]
   }) AS reached
 }
-WITH vectorHits, textHits, matched, ranked, hits, reached, hits + [x IN reached | x.node] AS everyone
+WITH vectorHits, textHits, matched, ranked, hits, reached, cut, hits + [x IN reached | x.node] AS everyone
 CALL (everyone) {
   UNWIND everyone AS a
   MATCH (a)-[r]->(b:Knowledge)
@@ -281,7 +315,8 @@ RETURN
     }
   }] AS hits,
   [x IN reached | {node: x.view, depth: x.depth, via: x.via}] AS reached,
-  [r IN edges | {
+  [r IN edges[0..$maxEdges] | {
     type: type(r), sourceId: startNode(r).id, targetId: endNode(r).id,
     createdAt: r.createdAt.epochMillis, source: r.source, confidence: r.confidence, note: r.note, validFrom: r.validFrom, validUntil: r.validUntil
-  }] AS edges
+  }] AS edges,
+  cut OR size(edges) > $maxEdges AS truncated
