@@ -80,4 +80,6 @@ async def sessions(
     if chosen is not None and not desk.in_view(chosen):
         chosen = None
     bridge = await services.bridge.assemble(desk.principal, agent_id=desk.agent) if desk.agent else None
-    return await desk.page("sessions.html", sessions=listed[0], actions=actions, chosen=chosen, bridge=bridge)
+    return await desk.page(
+        "sessions.html", sessions=listed[0], actions=actions[0], chosen=chosen, bridge=bridge
+    )

@@ -148,6 +148,8 @@ def _edge_outbound(cursor: str) -> str:
 TIMED = _timed(_ID)
 #: Goals: a time, then ``0:`` (active) or ``1:`` (closed) and the goal's id.
 GOALS = _timed(f"[01]:{_ID}")
+#: Pending actions: a time, then the action's place in its session's end and its id.
+PENDING = _timed(f"[0-9]{{1,6}}:{_ID}")
 #: Decisions, patterns, constraints: the time recorded, the entry's date and its id.
 ENTRIES = _timed(
     f"{_DATE}~{_ID}",
@@ -167,6 +169,7 @@ SKILLS = CursorForm(ID_PATTERN, _same, _unchanged)
 
 TimedCursor = Annotated[str, TIMED]
 GoalCursor = Annotated[str, GOALS]
+PendingCursor = Annotated[str, PENDING]
 EntryCursor = Annotated[str, ENTRIES]
 EdgeCursor = Annotated[str, EDGES]
 SequenceCursor = Annotated[str, SEQUENCE]

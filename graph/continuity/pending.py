@@ -11,10 +11,10 @@ from typing import Any
 
 from graph.core import journal
 from graph.core.db import Database, Row
-from graph.core.errors import Conflict, NotFound
+from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
-from graph.core.values import check_id, plain
+from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
 STATUSES = ("open", "done")
 
@@ -33,23 +33,38 @@ class PendingActionService:
         status: str | None = "open",
         agent_id: str | None = None,
         limit: int = 200,
-    ) -> list[dict[str, Any]]:
-        """Pending actions, oldest first (open ones unless ``status`` says otherwise)."""
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of pending actions, oldest first (open ones unless ``status`` says otherwise),
+        and the cursor of the next page, if there is one."""
+        after: dict[str, Any] = {"afterAt": None, "afterPosition": None, "afterId": None}
+        if cursor:
+            at, last = decode_cursor(cursor)
+            position, _, last_id = last.partition(":")
+            if not position.isdigit() or not last_id:
+                raise InvalidInput("cursor is not one this API issued", field="cursor")
+            after = {"afterAt": at, "afterPosition": int(position), "afterId": last_id}
         rows = await self._db.read(
             "queries/continuity/pending_actions_list",
             userId=principal.user_id,
             ids=None,
             status=status,
             agentId=principal.agent_view(check_id(agent_id, "agentId") if agent_id else None),
-            limit=limit,
+            limit=limit + 1,
+            **after,
         )
-        return [plain(row["action"]) for row in rows]
+        items = [plain(row["action"]) for row in rows[:limit]]
+        if len(rows) <= limit:
+            return items, None
+        last_row = rows[limit - 1]
+        return items, encode_cursor(last_row["at"], f"{last_row['position']}:{last_row['action']['id']}")
 
     @staticmethod
     async def _one(gated: Gated, action_id: str, principal: Principal) -> dict[str, Any]:
         rows = await gated.run(
-            "queries/continuity/pending_actions_list", ids=[action_id], status=None, agentId=None, limit=1
-        )
+            "queries/continuity/pending_actions_list", ids=[action_id], status=None, agentId=None, limit=1,
+            afterAt=None, afterPosition=None, afterId=None,
+        )  # fmt: skip
         if not rows or not principal.sees_agent(rows[0]["action"]["agentId"]):
             raise NotFound(f"no pending action {action_id!r}")
         action: dict[str, Any] = plain(rows[0]["action"])

@@ -27,6 +27,7 @@ class PendingActionListOut(OutModel):
     """Pending actions, oldest first."""
 
     items: list[PendingActionOut]
+    next_cursor: str | None = Field(default=None, description="The next page; none at the end.")
 
 
 class ResolutionIn(CamelModel):

@@ -21,7 +21,7 @@ from api.dto.continuity.sessions import (
     SessionPageOut,
     SessionStartedOut,
 )
-from api.dto.cursors import TIMED, TimedCursor
+from api.dto.cursors import PENDING, TIMED, PendingCursor, TimedCursor
 from api.dto.errors import BODY, answers
 from api.pages import PagesDep
 from graph.core.values import check_id
@@ -121,17 +121,20 @@ ActionId = Annotated[Id, Path(description="The pending action's id.")]
 @router.get("/pending-actions", response_model=PendingActionListOut, response_model_by_alias=True)
 async def list_pending_actions(
     principal: PrincipalDep,
+    pages: PagesDep,
     services: ServicesDep,
     status: Literal["open", "done"] = "open",
     agent_id: Annotated[Id | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+    cursor: PendingCursor | None = None,
 ) -> JSONResponse:
-    """Your pending actions (open ones unless `status=done`), oldest first, each with the
-    session it came from and the one it belongs to now."""
-    items = await services.pending_actions.list_actions(
-        principal, status=status, agent_id=agent_id, limit=limit
-    )
-    return JSONResponse(dump(PendingActionListOut.model_validate({"items": items})))
+    """Your pending actions (open ones unless `status=done`), oldest first, a page at a time,
+    each with the session it came from and the one it belongs to now."""
+    items, next_cursor = await pages.fit(limit, lambda n: services.pending_actions.list_actions(
+        principal, status=status, agent_id=agent_id, limit=n, cursor=cursor
+    ))  # fmt: skip
+    page = {"items": items, "nextCursor": PENDING.wire(next_cursor)}
+    return JSONResponse(dump(PendingActionListOut.model_validate(page)))
 
 
 @router.post(

@@ -104,3 +104,30 @@ async def test_concurrent_carries_and_acks_of_one_action_count_once(make_caller:
     assert {a.status_code for a in acks} == {200}
     assert len({a.json()["resolvedAt"] for a in acks}) == 1
     assert [a["id"] for a in await _open(agent)] == [item["id"]]
+
+
+async def test_pending_actions_come_a_page_at_a_time_in_their_order(make_caller: MakeCaller) -> None:
+    """Five actions of one session's end share their time: pages of two keep the order the
+    end listed them in, and nothing is skipped or repeated; a made-up cursor is a 422."""
+    agent = await make_caller(Role.AGENT, agent_id="pager")
+    session = (await agent.http.post("/v1/sessions", json={})).json()["session"]["id"]
+    todo = [f"Step {n} of the migration" for n in range(5)]
+    ended = await agent.http.post(
+        f"/v1/sessions/{session}/end", json={"summary": "Paused.", "pendingActions": todo}
+    )
+    assert ended.status_code == 200, ended.text
+    walked: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = (
+            await agent.http.get(
+                "/v1/pending-actions", params={"limit": 2} | ({"cursor": cursor} if cursor else {})
+            )
+        ).json()
+        assert len(page["items"]) <= 2
+        walked += [a["text"] for a in page["items"]]
+        if not (cursor := page.get("nextCursor")):
+            break
+    assert walked == todo
+    bad = await agent.http.get("/v1/pending-actions", params={"cursor": "nonsense"})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "cursor"
