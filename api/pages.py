@@ -10,6 +10,9 @@ client pages on as it always does; nothing is skipped.
 
 The second read costs only a page that was too large; a write between the two reads
 changes nothing a client can see, since the page it gets is one read with its own cursor.
+
+A search (and a note's neighbourhood) has no next page: :meth:`Pages.trim` keeps its best
+hits and nearest notes that fit the same budget, one hit at least, and says ``truncated``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,39 @@ class Pages:
             if size > self.budget:
                 return max(count, 1)
         return len(items)
+
+    def trim(self, answer: dict[str, Any], ranked: tuple[str, ...]) -> dict[str, Any]:
+        """A search-like ``answer`` cut to the budget: the items of its ``ranked`` lists (hits,
+        then the notes reached around them, each best or nearest first) while they fit, one
+        at least (none for a neighbourhood, whose ``node`` is kept whole), then the ``edges``
+        among the notes kept while they fit; ``truncated`` when anything was left out. Each
+        item is ``{node: {id, ...}, ...}``."""
+        size = len(to_json(answer.get("node") or {}))
+        kept: set[str] = {answer["node"]["id"]} if answer.get("node") else set()
+        cut = dict(answer)
+        first = None if kept else ranked[0]  # a neighbourhood has its note: no hit is owed
+        full = False  # once one item is left out, so is everything ranked after it
+        for key in ranked:
+            fitting: list[Any] = []
+            for item in [] if full else answer[key]:
+                weight = len(to_json(item, fallback=str)) + 1
+                if size + weight > self.budget and (fitting or key != first):
+                    full = True
+                    break
+                size += weight
+                fitting.append(item)
+                kept.add(item["node"]["id"])
+            cut[key] = fitting
+        edges = [e for e in answer["edges"] if e["sourceId"] in kept and e["targetId"] in kept]
+        cut["edges"] = []
+        for edge in edges:
+            size += len(to_json(edge, fallback=str)) + 1
+            if size > self.budget:
+                break
+            cut["edges"].append(edge)
+        if any(len(cut[key]) < len(answer[key]) for key in (*ranked, "edges")):
+            cut["truncated"] = True
+        return cut
 
 
 def get_pages(request: Request) -> Pages:

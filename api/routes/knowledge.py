@@ -410,6 +410,7 @@ async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: Kn
 async def neighborhood(
     id: NoteId,  # noqa: A002
     principal: PrincipalDep,
+    pages: PagesDep,
     knowledge: KnowledgeDep,
     depth: Annotated[int, Query(ge=0, le=3)] = 1,
     include_superseded: Annotated[bool, Query(alias="includeSuperseded")] = True,
@@ -419,16 +420,23 @@ async def neighborhood(
 ) -> JSONResponse:
     """The note and the notes within ``depth`` hops, the nearest first (at most `limit`;
     `truncated` when more were there), with the edges among them."""
-    result = await knowledge.retrieval.neighborhood(
-        principal, id, depth, include_superseded=include_superseded, limit=limit
+    result = pages.trim(
+        await knowledge.retrieval.neighborhood(
+            principal, id, depth, include_superseded=include_superseded, limit=limit
+        ),
+        ("nodes",),
     )
     return JSONResponse(dump(NeighborhoodOut.model_validate(result)))
 
 
 @search_router.post("/search", response_model=SearchOut, responses=answers(502, *BODY))
-async def search(body: SearchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> FastJSONResponse:
-    """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``."""
-    result = await knowledge.retrieval.search(principal, body.to_domain())
+async def search(
+    body: SearchIn, principal: PrincipalDep, pages: PagesDep, knowledge: KnowledgeDep
+) -> FastJSONResponse:
+    """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``.
+    An answer holds what fits `CTXNET_PAGE_BYTES` (384 KiB): the best hits, one at least,
+    then the nearest notes reached and the edges among them (`truncated` if any were left out)."""
+    result = pages.trim(await knowledge.retrieval.search(principal, body.to_domain()), ("hits", "expanded"))
     # The service already builds the documented shape (camelCase, no empty optional fields);
     # validating dozens of notes again through SearchOut cost a tenth of a search.
     return FastJSONResponse(result)

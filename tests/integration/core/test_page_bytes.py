@@ -115,3 +115,26 @@ async def test_a_thread_of_long_messages_comes_in_pages_under_the_answer_limit(
         if not (cursor := page.json().get("nextCursor")):
             break
     assert walked == [f"{half}{n}" for half in range(2) for n in range(4)]
+
+
+async def test_a_search_and_a_neighbourhood_hold_what_fits_and_say_so(
+    make_caller: MakeCaller, api: ApiProcess, one_item_pages: ApiProcess
+) -> None:
+    """With one-byte pages a search keeps its best hit alone and a neighbourhood its note;
+    both say `truncated`. The normal API answers the whole of each."""
+    alice = await make_caller()
+    ids = await seed_everything(alice, make_caller, f"pb{uuid.uuid4().hex[:8]}")
+    small = alice.client(one_item_pages.base_url)
+    body = {"query": "I prefer tea", "topK": 5, "maxDepth": 1}
+    whole = (await alice.http.post("/v1/search", json=body)).json()
+    assert len(whole["hits"]) >= 2 and whole["edges"] and "truncated" not in whole
+    cut = (await small.post("/v1/search", json=body)).json()
+    assert (
+        cut["hits"] == whole["hits"][:1]
+        and cut["expanded"] == cut["edges"] == []
+        and cut["truncated"] is True
+    )
+    hood = (await alice.http.get(f"/v1/knowledge/{ids['note']}/neighborhood")).json()
+    assert hood["nodes"] and "truncated" not in hood
+    alone = (await small.get(f"/v1/knowledge/{ids['note']}/neighborhood")).json()
+    assert (alone["node"], alone["nodes"], alone["edges"], alone["truncated"]) == (hood["node"], [], [], True)

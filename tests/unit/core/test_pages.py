@@ -51,3 +51,36 @@ async def test_a_page_heavier_on_the_second_read_is_cut_again() -> None:
 
     items, _ = await Pages(3_500).fit(10, fetch)
     assert reads == [10, 3, 1] and len(items) == 1
+
+
+def _note(node_id: str, words: int = 100) -> dict[str, Any]:
+    return {"node": {"id": node_id, "content": "word " * words}, "depth": 1}
+
+
+ANSWER = {
+    "hits": [_note("h1"), _note("h2")],
+    "expanded": [_note("e1"), _note("e2")],
+    "edges": [
+        {"sourceId": "h1", "type": "RELATED_TO", "targetId": "e1"},
+        {"sourceId": "h2", "type": "RELATED_TO", "targetId": "e2"},
+    ],
+}
+
+
+def test_a_search_answer_that_fits_is_left_as_it_is() -> None:
+    assert Pages(384 * 1024).trim(ANSWER, ("hits", "expanded")) == ANSWER
+
+
+def test_a_heavy_search_keeps_its_best_hits_and_nearest_notes_and_their_edges() -> None:
+    cut = Pages(1_700).trim(ANSWER, ("hits", "expanded"))  # three notes of 544 bytes fit, and an edge
+    assert [h["node"]["id"] for h in cut["hits"]] == ["h1", "h2"]
+    assert [e["node"]["id"] for e in cut["expanded"]] == ["e1"]
+    assert cut["edges"] == ANSWER["edges"][:1] and cut["truncated"] is True
+    one = Pages(1).trim(ANSWER, ("hits", "expanded"))
+    assert ([h["node"]["id"] for h in one["hits"]], one["expanded"], one["edges"]) == (["h1"], [], [])
+
+
+def test_a_neighbourhood_keeps_its_note_and_owes_no_other() -> None:
+    hood = {"node": {"id": "n", "content": "x"}, "nodes": [_note("a")], "edges": []}
+    cut = Pages(1).trim(hood, ("nodes",))
+    assert (cut["node"], cut["nodes"], cut["truncated"]) == (hood["node"], [], True)
