@@ -299,3 +299,6 @@ class UnifiedSearchOut(OutModel):
     query: str
     layers: list[Layer]
     results: list[UnifiedResultOut]
+    truncated: bool | None = Field(
+        default=None, description="True when results past the answer's size (384 KiB) were left out."
+    )

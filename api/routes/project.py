@@ -299,11 +299,14 @@ async def agent_instructions(
     "/search/unified", response_model=UnifiedSearchOut, response_model_by_alias=True, responses=answers(*BODY)
 )
 async def unified_search(
-    body: UnifiedSearchIn, principal: PrincipalDep, services: ServicesDep
+    body: UnifiedSearchIn, principal: PrincipalDep, pages: PagesDep, services: ServicesDep
 ) -> JSONResponse:
     """Search knowledge (notes), memory (insights) and docs (decisions, patterns, constraints,
     agents' docs) at once: each layer finds its candidates by its own search, then all are
     ranked together by one measure (cosine to the query), each result labelled by its
-    layer. A scoped key finds its notes only."""
+    layer. A scoped key finds its notes only. The answer holds the best results that fit
+    `CTXNET_PAGE_BYTES` (384 KiB), one at least (`truncated` if any were left out)."""
     found = await services.unified.search(principal, body.query, body.layers, body.top_k)
+    if (fitting := pages.fitting(found["results"])) < len(found["results"]):
+        found = found | {"results": found["results"][:fitting], "truncated": True}
     return JSONResponse(dump(UnifiedSearchOut.model_validate(found)))

@@ -120,8 +120,8 @@ async def test_a_thread_of_long_messages_comes_in_pages_under_the_answer_limit(
 async def test_a_search_and_a_neighbourhood_hold_what_fits_and_say_so(
     make_caller: MakeCaller, api: ApiProcess, one_item_pages: ApiProcess
 ) -> None:
-    """With one-byte pages a search keeps its best hit alone and a neighbourhood its note;
-    both say `truncated`. The normal API answers the whole of each."""
+    """With one-byte pages a search (and a unified search) keeps its best hit alone and a
+    neighbourhood its note; each says `truncated`. The normal API answers the whole of each."""
     alice = await make_caller()
     ids = await seed_everything(alice, make_caller, f"pb{uuid.uuid4().hex[:8]}")
     small = alice.client(one_item_pages.base_url)
@@ -134,6 +134,11 @@ async def test_a_search_and_a_neighbourhood_hold_what_fits_and_say_so(
         and cut["expanded"] == cut["edges"] == []
         and cut["truncated"] is True
     )
+    asked = {"query": "I prefer tea", "topK": 10}
+    every = (await alice.http.post("/v1/search/unified", json=asked)).json()
+    assert len(every["results"]) >= 2 and "truncated" not in every
+    best = (await small.post("/v1/search/unified", json=asked)).json()
+    assert best["results"] == every["results"][:1] and best["truncated"] is True
     hood = (await alice.http.get(f"/v1/knowledge/{ids['note']}/neighborhood")).json()
     assert hood["nodes"] and "truncated" not in hood
     alone = (await small.get(f"/v1/knowledge/{ids['note']}/neighborhood")).json()
