@@ -239,6 +239,11 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
 
         return work
 
+    #: What a listing tool takes to page on: how many at most, and the page before's nextCursor.
+    PAGED = ("limit", "cursor")
+    PAGE = (("limit", int, "How many at most (a heavy page holds fewer)."),
+            ("cursor", str, "The nextCursor of the page before, to go on from there."))  # fmt: skip
+
     def get(
         path: str, *query: str
     ) -> Callable[[ContextNetworkTools, dict[str, Any], dict[str, Any]], Awaitable[Any]]:
@@ -322,8 +327,8 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
     add_tool(
         server, tools, "pending_actions",
         "The pending actions left by sessions: open ones, oldest first (status `open` or `done`).",
-        get("/v1/pending-actions", "status", "agentId"),
-        query=(("status", str, "open (default) or done"), ("agentId", str, "Only this agent's.")),
+        get("/v1/pending-actions", "status", "agentId", *PAGED),
+        query=(("status", str, "open (default) or done"), ("agentId", str, "Only this agent's."), *PAGE),
     )  # fmt: skip
     add_tool(
         server, tools, "resolve_pending_action",
@@ -339,7 +344,7 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
     add_tool(
         server, tools, "goals",
         "The goal stack: active goals first (newest on top), then closed ones.",
-        get("/v1/goals", "status"), query=(("status", str, "active, completed or abandoned"),),
+        get("/v1/goals", "status", *PAGED), query=(("status", str, "active, completed or abandoned"), *PAGE),
     )  # fmt: skip
     add_tool(
         server, tools, "complete_goal",
@@ -349,7 +354,7 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
     add_tool(
         server, tools, "skills",
         "The skills you can load (how-tos in markdown), with the trigger telling when to load each.",
-        get("/v1/skills", "bundle"), query=(("bundle", str, "Only this bundle's."),),
+        get("/v1/skills", "bundle", *PAGED), query=(("bundle", str, "Only this bundle's."), *PAGE),
     )  # fmt: skip
     add_tool(
         server, tools, "load_skill",
@@ -360,9 +365,9 @@ def build_server(client: AsyncClient) -> MCPServer[Any]:
         server, tools, "corrections",
         "People's corrections of what agents wrote. They outrank agent writes: read them, act on "
         "them, then acknowledge each for this session.",
-        get("/v1/corrections", "unacknowledged", "sessionId"),
+        get("/v1/corrections", "unacknowledged", "sessionId", *PAGED),
         query=(("unacknowledged", bool, "Only those this session has not acknowledged."),
-               ("sessionId", str, "The session (default: this server's)."),),
+               ("sessionId", str, "The session (default: this server's)."), *PAGE),
     )  # fmt: skip
     add_tool(
         server, tools, "acknowledge_correction",

@@ -105,10 +105,20 @@ async def test_an_agent_works_through_the_tools(make_caller: MakeCaller, api: Ap
         ] == "completed"
         assert (await call(session, "skills"))["items"] == []
         ended = await call(
-            session, "session_end", summary="Deploys noted.", pendingActions=["Check the freeze dates"]
+            session,
+            "session_end",
+            summary="Deploys noted.",
+            pendingActions=["Check the freeze dates", "Tell QA"],
         )
-        [pending] = ended["pendingActions"]
-        assert [p["id"] for p in (await call(session, "pending_actions"))["items"]] == [pending["id"]]
+        pending, later = ended["pendingActions"]
+        assert [p["id"] for p in (await call(session, "pending_actions"))["items"]] == [
+            pending["id"],
+            later["id"],
+        ]
+        first = await call(session, "pending_actions", limit=1)  # a listing tool pages on
+        assert [p["id"] for p in first["items"]] == [pending["id"]]
+        rest = await call(session, "pending_actions", limit=1, cursor=first["nextCursor"])
+        assert [p["id"] for p in rest["items"]] == [later["id"]] and "nextCursor" not in rest
         done = await call(session, "resolve_pending_action", id=pending["id"], resolution="Checked.")
         assert done["status"] == "done"
 
