@@ -51,12 +51,14 @@ class RetrievalService:
 
     @staticmethod
     def _subgraph(row: dict[str, Any]) -> dict[str, Any]:
-        """Hit notes by id, the notes reached from them (nearest first), and the edges."""
+        """Hit notes by id, the notes reached from them in the order the query kept them
+        (nearest first, then those more edges reach, then by id: what a cut to the answer's
+        size keeps first too), and the edges."""
         return {
             "hits": {node["id"]: note_view(node) for node in row["hits"]},
             "reached": [
                 {"node": note_view(r["node"]), "depth": r["depth"], "via": [edge_view(v) for v in r["via"]]}
-                for r in sorted(row["reached"], key=lambda r: (r["depth"], r["node"]["id"]))
+                for r in sorted(row["reached"], key=lambda r: (r["depth"], -len(r["via"]), r["node"]["id"]))
             ],
             "edges": [edge_view(e) for e in row["edges"]],
             "truncated": bool(row["truncated"]),
