@@ -20,7 +20,8 @@ into the API's decision fields and the relations between records.
 * **Templates** (a name with "template", placeholders, a status listing the choices) are
   recognised and skipped; so are index pages (:mod:`ctxnet.io.vault`).
 * **Date** as the record says; else the day git first saw the file, when the folder is in
-  a git work tree (the report counts each source).
+  a git work tree, read from git's objects without running anything the folder configures
+  (:mod:`ctxnet.io.git_history`; the report counts each source).
 """
 
 from __future__ import annotations

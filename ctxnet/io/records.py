@@ -34,7 +34,7 @@ class Record:
 def slug(text: str) -> str:
     """An id from a name: letters, digits and ``._:@-`` kept (what an id may hold), runs of
     anything else a ``-``."""
-    return _SLUG.sub("-", text.strip()).strip("-")[:128] or "note"
+    return _SLUG.sub("-", text.strip()).strip("-").lstrip("._:@")[:128] or "note"
 
 
 def split(record: Record, max_words: int) -> Iterator[Record]:

@@ -9,7 +9,8 @@ the file and line it came from.
 * **Markdown**: every ``*.md`` under a folder (hidden folders left out) is a note, or a
   decision when it is an architecture decision record, read as the vault's own tool reads
   it: :mod:`ctxnet.io.vault` (ids, titles, links, properties) and :mod:`ctxnet.io.adr`
-  (decision records).
+  (decision records), within the bounds of :mod:`ctxnet.io.folder` (no link followed out
+  of the folder, sizes, no YAML aliases, a bounded number of notes a file).
 
 A note longer than the atomic limit is split into linked parts (:func:`split`). Every
 note's ``sourceRef`` names its file and line (``notes.md:12``) unless the record names one.
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ctxnet.io.folder import markdown_files
 from ctxnet.io.records import Record, slug, split
 from ctxnet.io.vault import EDGE_TYPES, read_vault
 
@@ -32,8 +34,8 @@ __all__ = ["EDGE_TYPES", "Record", "read", "slug", "split"]
 def read(path: Path, max_words: int) -> Iterator[Record]:
     """Every record of a file or folder, in order."""
     if path.is_dir():
-        hidden = (f for f in path.rglob("*.md") if any(p.startswith(".") for p in f.relative_to(path).parts))
-        files = sorted(set(path.rglob("*.md")) - set(hidden))
+        files, refused = markdown_files(path)  # no link followed out of the folder
+        yield from refused
         yield from read_vault(path, files, max_words)
     elif path.suffix == ".jsonl":
         yield from _split_all(_jsonl(path), max_words)

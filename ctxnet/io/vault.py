@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,9 +36,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
-
 from ctxnet.io.adr import decision_record, is_decision, is_template, record_date, sections
+from ctxnet.io.folder import Refused, bounded, front_matter, read_text, where
+from ctxnet.io.git_history import first_seen
 from ctxnet.io.records import Record, slug, split, without_code
 
 EDGE_TYPES = ("relatedTo", "dependsOn", "supersedes", "conflictsWith")
@@ -129,7 +128,10 @@ def read_vault(root: Path, files: list[Path], max_words: int) -> Iterator[Record
         for n in vault.notes
         if n.problem is None and is_decision(sections(n.body)) and not record_date(n.meta, n.body)
     ]
-    git_dates = _git_dates(root, undated) if undated else {}
+    dated = first_seen(root, undated) if undated else None
+    git_dates = dated.days if dated else {}
+    if dated and dated.problem:
+        yield Record("skip", {}, root.name, extra={"reason": dated.problem})
     by_file = {n.file: n for n in vault.notes}
 
     def resolve_record(target: str, file: Path) -> str | None:
@@ -143,27 +145,28 @@ def read_vault(root: Path, files: list[Path], max_words: int) -> Iterator[Record
         return found.id
 
     for note in vault.notes:
-        where = f"{note.name}:{note.first_line}"
+        at = f"{note.name}:{note.first_line}"
         if note.problem is not None:
-            yield Record("note", {}, where, note.problem)
+            yield Record("note", {}, where(note.name, note.first_line), note.problem)
             continue
         found = sections(note.body)
         if is_decision(found):
             if is_template(note.file, note.meta, note.body, found):
-                yield Record("skip", {}, where, extra={"reason": "a decision record template"})
+                yield Record("skip", {}, at, extra={"reason": "a decision record template"})
                 continue
-            yield from decision_record(
-                note.file, where, note.meta, note.body, note.id, resolve=resolve_record,
+            made = decision_record(
+                note.file, at, note.meta, note.body, note.id, resolve=resolve_record,
                 max_words=max_words, git_date=git_dates.get(note.file),
             )  # fmt: skip
+            yield from bounded(made, note.name, note.first_line)
             continue
         if note.file.parent in decision_folders and note.file.stem.lower() in _INDEX:
-            yield Record("skip", {}, where, extra={"reason": "the index page of decision records"})
+            yield Record("skip", {}, at, extra={"reason": "the index page of decision records"})
             continue
         if note.file.parent in decision_folders and is_template(note.file, note.meta, note.body, found):
-            yield Record("skip", {}, where, extra={"reason": "a decision record template"})
+            yield Record("skip", {}, at, extra={"reason": "a decision record template"})
             continue
-        yield from _note_records(vault, note, max_words)
+        yield from bounded(_note_records(vault, note, max_words), note.name, note.first_line)
     if vault.in_text:
         yield Record("inText", dict(vault.in_text), f"{root.name}:1")
 
@@ -276,25 +279,11 @@ def _link(
 
 def _read(file: Path, root: Path) -> Note:
     name = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.name
-    try:
-        text = file.read_text(encoding="utf-8").lstrip("\ufeff").replace("\r\n", "\n")
-    except UnicodeDecodeError as exc:  # one bad file is one rejected record, not a failed import
-        return Note(file, name, {}, "", "", 1, problem=f"not UTF-8 text: {exc.reason} at byte {exc.start}")
-    meta: dict[str, Any] = {}
-    body, first_line, front = text, 1, ""
-    if text.startswith("---\n"):
-        end = text.find("\n---", 3)
-        if end != -1:
-            front = text[4:end]
-            try:
-                loaded = yaml.safe_load(front)
-            except yaml.YAMLError as exc:
-                return Note(file, name, {}, "", "", 1, problem=f"front matter is not YAML: {exc}")
-            meta = loaded if isinstance(loaded, dict) else {}
-            rest = text[end + 4 :]
-            body = rest.lstrip("\n")
-            # the body's first line: after the front matter and the blank lines that follow it
-            first_line = text[: end + 4].count("\n") + 1 + (len(rest) - len(body))
+    try:  # one bad file is one rejected record, not a failed import (ctxnet.io.folder)
+        text = read_text(file, root).lstrip("\ufeff").replace("\r\n", "\n")
+        meta, front, body, first_line = front_matter(text)
+    except Refused as refused:
+        return Note(file, name, {}, "", "", refused.line, problem=refused.reason)
     return Note(file, name, meta, front, body, first_line)
 
 
@@ -352,37 +341,3 @@ def _numbered(vault: Vault, folder: Path, number: int) -> str | None:
         and int(m.group(1)) == number
     ]
     return found[0] if len(found) == 1 else None
-
-
-def _git_dates(root: Path, files: list[Path]) -> dict[Path, str]:
-    """The day git first saw each file (the commit that added it, followed back through
-    renames), when ``root`` is in a git work tree; else nothing."""
-    git = ["git", "-C", str(root)]
-    try:  # the whole history (a rename from outside the folder is still a rename), adds and renames
-        top = subprocess.run(  # noqa: S603 - fixed arguments, no shell
-            [*git, "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10, check=False
-        )
-        log = subprocess.run(  # noqa: S603
-            [*git, "log", "--format=%x00%as", "--name-status", "-M", "--diff-filter=AR"],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    if top.returncode != 0 or log.returncode != 0:
-        return {}
-    base = Path(top.stdout.strip()).resolve()
-    tracked = {f.resolve().relative_to(base).as_posix(): f for f in files if f.resolve().is_relative_to(base)}
-    dates: dict[Path, str] = {}
-    day = ""
-    for line in log.stdout.splitlines():
-        if line.startswith("\x00"):
-            day = line[1:].strip()
-            continue
-        change, *names = line.split("\t")
-        if not names or not day:
-            continue
-        if change.startswith("R") and len(names) == 2 and names[1] in tracked:
-            tracked[names[0]] = tracked.pop(names[1])  # older commits know it by its old name
-        elif change.startswith("A") and names[0] in tracked:
-            dates[tracked.pop(names[0])] = day
-    return dates
