@@ -23,7 +23,7 @@ from graph.continuity.wiki import WikiService
 from graph.conversations.memory import ConversationMemory
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
-from graph.core.errors import Forbidden, InvalidInput, Unauthenticated
+from graph.core.errors import InvalidInput, Unauthenticated
 from graph.core.jobs import Jobs
 from graph.core.principals import ApiKeys, Principal, Role
 from graph.core.ratelimit import RateLimiter
@@ -137,18 +137,3 @@ ServicesDep = Annotated[Services, Depends(get_services)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
 KnowledgeDep = Annotated[KnowledgeNetwork, Depends(get_knowledge)]
 ConversationsDep = Annotated[ConversationMemory, Depends(get_conversations)]
-
-
-async def refuse_scoped(principal: PrincipalDep) -> None:
-    """For routes a key with an entity scope may not use: what they reach (conversations,
-    insights, the profile, proposals, undo) is not divided by notes, so no part of it is
-    inside a scope."""
-    if principal.scope is not None:
-        raise Forbidden(
-            "this key is scoped to part of the user's knowledge; this route reaches memory outside any "
-            "scope (conversations, insights, the profile, proposals, undo): use an unscoped key"
-        )
-
-
-#: ``dependencies=[UNSCOPED]`` on a route (or a router): 403 for a scoped key.
-UNSCOPED = Depends(refuse_scoped)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, ConversationsDep, PrincipalDep
+from api.deps import ConversationsDep, PrincipalDep
 from api.dto.base import Id, dump
 from api.dto.conversations import (
     ConsolidatedOut,
@@ -31,7 +31,7 @@ from api.dto.errors import BODY, answers
 from api.pages import PagesDep
 from graph.conversations.models import ContextType, InsightType
 
-router = APIRouter(tags=["conversations"], dependencies=[UNSCOPED], responses=answers(403))
+router = APIRouter(tags=["conversations"], responses=answers(403))
 
 
 @router.post(

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, KnowledgeDep, PrincipalDep, Services, ServicesDep
+from api.deps import KnowledgeDep, PrincipalDep, Services, ServicesDep
 from api.dto.base import Id, dump
 from api.dto.core import UndoneOut
 from api.dto.cursors import PROPOSALS, SEQUENCE, ProposalCursor, SequenceCursor
@@ -52,7 +52,6 @@ def appliers(services: Services) -> dict[str, Applier]:
     "/mutations/{id}/undo",
     response_model=UndoneOut,
     tags=["journal"],
-    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, 502, also=(202, PROPOSED, ProposedOut)),
 )
 async def undo(id: MutationId, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:  # noqa: A002
@@ -151,7 +150,6 @@ async def acknowledge_correction(
     "/proposals",
     response_model=ProposalPageOut,
     tags=["proposals"],
-    dependencies=[UNSCOPED],
     responses=answers(403),
 )
 async def list_proposals(
@@ -175,7 +173,6 @@ async def list_proposals(
     "/proposals/{id}",
     response_model=ProposalOut,
     tags=["proposals"],
-    dependencies=[UNSCOPED],
     responses=answers(403, 404),
 )
 async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:  # noqa: A002
@@ -187,7 +184,6 @@ async def get_proposal(id: ProposalId, principal: PrincipalDep, knowledge: Knowl
     "/proposals/{id}/approve",
     response_model=ProposalOut,
     tags=["proposals"],
-    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, 502, *BODY),
 )
 async def approve_proposal(
@@ -208,7 +204,6 @@ async def approve_proposal(
     "/proposals/{id}/reject",
     response_model=ProposalOut,
     tags=["proposals"],
-    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, *BODY),
 )
 async def reject_proposal(

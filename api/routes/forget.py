@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, PrincipalDep, ServicesDep
+from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.errors import BODY, answers
 from api.dto.forget import ForgetIn, ForgetOut
 
-router = APIRouter(tags=["forget"], dependencies=[UNSCOPED])
+router = APIRouter(tags=["forget"])
 
 
 @router.post("/forget", response_model=ForgetOut, responses=answers(403, 409, *BODY))

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, PrincipalDep, ServicesDep
+from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.errors import BODY, answers
 from api.dto.io import (
@@ -24,7 +24,7 @@ from api.dto.io import (
 )
 from graph.io.dump import CURSOR
 
-router = APIRouter(tags=["export and restore"], dependencies=[UNSCOPED], responses=answers(403))
+router = APIRouter(tags=["export and restore"], responses=answers(403))
 
 
 @router.get("/export/all", response_model=ExportPageOut, responses=answers(409))

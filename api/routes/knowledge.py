@@ -315,9 +315,11 @@ async def connect(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
-    """Create a typed edge from this note to another of the caller's notes. An agent's
-    `supersedes` edge that would mark superseded a note whose status a person set answers 202
-    with a proposal instead. A note connected to itself is a 409 (`targetId`)."""
+    """Create a typed edge from this note to another of the caller's notes. An agent's edge
+    that a person removed, or `supersedes` edge that would mark superseded a note whose status
+    a person set, answers 202 with a proposal instead. A person's connect of an agent's edge
+    as it stands is their word on it (200, journaled). A note connected to itself is a 409
+    (`targetId`)."""
     check_id(id)
     result = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
     if isinstance(result, Proposed):
@@ -376,8 +378,10 @@ async def disconnect(
     principal: PrincipalDep,
     knowledge: KnowledgeDep,
 ) -> Response:
-    """Remove one edge; a note no longer superseded by anything becomes active again (an
-    agent's removal that would so change a status a person set answers 202 with a proposal)."""
+    """Remove one edge; a note no longer superseded by anything becomes active again. An
+    agent's removal of an edge a person made or confirmed, or one that would so change a status
+    a person set, answers 202 with a proposal. A person's removal is a correction (its reason:
+    `X-Change-Reason`): an agent's connect of the edge again is proposed."""
     result = await knowledge.edges.disconnect(principal, id, type, target_id)
     if isinstance(result, Proposed):
         return proposed(result.proposal)
@@ -392,18 +396,29 @@ async def disconnect(
         404,
         409,
         *BODY,
-        also=[(200, "every edge existed already", EdgeBatchOut), (202, PROPOSED, ProposedOut)],
+        also=[
+            (200, "every edge existed already", EdgeBatchOut),
+            (202, "nothing created, and some edges became proposals (see results)", EdgeBatchOut),
+        ],
     ),
 )
 async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: KnowledgeDep) -> JSONResponse:
     """Create up to 1,000 edges in one transaction: all of them, or none. An item connecting
-    a note to itself is a 409 (`items.<i>.targetId`)."""
+    a note to itself is a 409 (`items.<i>.targetId`). An item an agent may not write (see the
+    single connect) is not written but proposed: its result has `created: false` and
+    `proposal: {id, status}`, and the other items are written (201 if any was made)."""
     edges = [item.to_domain(item.source_id) for item in body.items]
-    results = await knowledge.edges.connect(principal, edges, batch=True)
-    if isinstance(results, Proposed):
-        return proposed(results.proposal)
-    out = EdgeBatchOut.model_validate({"results": [{"edge": e, "created": c} for e, c in results]})
-    return JSONResponse(dump(out), status_code=201 if any(c for _, c in results) else 200)
+    results = await knowledge.edges.connect_batch(principal, edges)
+    out = EdgeBatchOut.model_validate(
+        {
+            "results": [
+                {"edge": e, "created": c, "proposal": p and {"id": p["id"], "status": p["status"]}}
+                for e, c, p in results
+            ]
+        }
+    )
+    status = 201 if any(c for _, c, _ in results) else 202 if any(p for _, _, p in results) else 200
+    return JSONResponse(dump(out), status_code=status)
 
 
 @router.get("/knowledge/{id}/neighborhood", response_model=NeighborhoodOut, responses=answers(404))

@@ -8,13 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, PrincipalDep, ServicesDep
+from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.conversations import JobStarted
 from api.dto.errors import BODY, answers
 from api.dto.maintenance import MaintenanceIn
 
-router = APIRouter(tags=["maintenance"], dependencies=[UNSCOPED], responses=answers(403))
+router = APIRouter(tags=["maintenance"], responses=answers(403))
 
 Task = Annotated[
     str,

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, PrincipalDep, ServicesDep
+from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import Id, dump
 from api.dto.cursors import ENTRIES, EntryCursor
 from api.dto.errors import BODY, answers
@@ -40,7 +40,7 @@ from graph.core.principals import Principal
 from graph.project.context import Recorded
 from graph.project.models import ProjectKind
 
-router = APIRouter(tags=["project"], dependencies=[UNSCOPED])
+router = APIRouter(tags=["project"])
 search_router = APIRouter(tags=["project"])
 
 DecisionId = Annotated[Id, Path(description="The decision's id.")]

@@ -231,7 +231,7 @@ class BridgeService:
             self._retrieval.close_to(
                 principal, topic, vector, top_k=limit, min_similarity=self._min_similarity
             ),
-            self._insights.recall(principal, topic, limit=limit, topics=0, vector=vector),
+            self._insights.recall_within_scope(principal, topic, limit=limit, vector=vector),
         )
         notes = [
             {

@@ -156,8 +156,8 @@ class BriefService:
     async def _insights_for(
         self, principal: Principal, task: str, vector: list[float]
     ) -> list[dict[str, Any]]:
-        recalled = await self._insights.recall(
-            principal, task, limit=LIMITS["insights"], topics=0, vector=vector
+        recalled = await self._insights.recall_within_scope(
+            principal, task, limit=LIMITS["insights"], vector=vector
         )
         keep = ("id", "type", "content", "confidence", "threadId", "pageSlug", "extractedAt")
         return [

@@ -35,6 +35,7 @@ from graph.core.db import Database, Row
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
+from graph.core.scopes import require_unscoped
 from graph.core.values import check_id, plain
 from graph.knowledge import corrections
 from graph.knowledge.models import Proposed
@@ -145,6 +146,7 @@ class ProfileService:
 
     async def get(self, principal: Principal) -> dict[str, Any]:
         """The profile (empty preferences and no background before the first write)."""
+        require_unscoped(principal, "the profile")
         return _from_rows(await self._db.read("queries/continuity/profile_get", userId=principal.user_id))
 
     @staticmethod
@@ -293,6 +295,7 @@ class ProfileService:
         """Bring the profile back to its state before ``mutation`` (journaled as a
         ``profile.replace`` that undoes it); the undo's mutation id, or the proposal an
         agent's undo over a person's word became."""
+        require_unscoped(principal, "the profile")
         restore = mutation.get("before") or {"preferences": {}, "background": None}
 
         def change(kept: dict[str, dict[str, Any]], _: str | None) -> tuple[dict[str, Any], str | None]:
@@ -318,6 +321,7 @@ class ProfileService:
         then: Then | None = None,
     ) -> dict[str, Any] | Proposed:
         """Replace the whole profile. A preference whose value stays keeps its source."""
+        require_unscoped(principal, "the profile")
 
         def change(kept: dict[str, dict[str, Any]], _: str | None) -> tuple[dict[str, Any], str | None]:
             new = {
@@ -344,6 +348,7 @@ class ProfileService:
     ) -> dict[str, Any] | Proposed:
         """Merge-patch the profile: a preference set to ``None`` is removed, the others set;
         the background changes only when given (``None`` clears it)."""
+        require_unscoped(principal, "the profile")
 
         def change(
             kept: dict[str, dict[str, Any]], old_background: str | None
@@ -375,6 +380,7 @@ class ProfileService:
     ) -> dict[str, Any] | Proposed:
         """Promote preference insights into preferences, each keeping the insight it came from:
         named ``names[insightId]`` or after what it states, valued with its sentence."""
+        require_unscoped(principal, "the profile")
         ids = [check_id(i, "insightIds") for i in insight_ids]
         for insight_id in names:
             if insight_id not in ids:
@@ -415,6 +421,7 @@ class ProfileService:
     async def approve(self, principal: Principal, proposal: dict[str, Any], then: Then) -> None:
         """Apply a proposal of a profile write as ``principal`` (a person), with ``then`` in
         the same transaction (:mod:`graph.knowledge.proposals` dispatches ``profile.*`` here)."""
+        require_unscoped(principal, "the profile")
         op, payload, proposal_id = proposal["op"], proposal["payload"], proposal["id"]
         if op == "profile.replace":
             await self.replace(

@@ -91,13 +91,15 @@ class SessionService:
 
     async def require_open(self, principal: Principal) -> None:
         """That the session the caller acts in (``X-Session-ID``) is open and its own agent's
-        (a key of no agent, a person's: any open session of its user), else
-        :class:`InvalidInput` on ``X-Session-ID``; no header, nothing to check."""
+        (a key of no agent, a person's: any open session of its user; a scoped one of no
+        agent: none), else :class:`InvalidInput` on ``X-Session-ID``; no header, nothing to
+        check."""
         if principal.session_id is None:
             return
+        agent = principal.agent_id if principal.scope is None else principal.agent_view(None)
         rows = await self._db.read(
             "queries/continuity/session_of_caller", userId=principal.user_id, id=principal.session_id,
-            agentId=principal.agent_id,
+            agentId=agent,
         )  # fmt: skip
         if not rows:
             whose = "of this key's agent" if principal.agent_id is not None else "of this user"

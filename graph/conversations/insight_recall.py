@@ -12,6 +12,7 @@ from neo4j import AsyncManagedTransaction
 from graph.core.db import Database, run_rows
 from graph.core.embeddings import Embedder
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.values import plain
 from graph.core.vectors import VectorPlanConfig, cosine_from_score
 from graph.knowledge.search import RRF_K, keyword_terms
@@ -37,6 +38,7 @@ class InsightReader:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The user's insights, newest first."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         rows = await self._db.read_listed(
             "queries/conversations/insights_list",
             userId=principal.user_id,
@@ -52,6 +54,7 @@ class InsightReader:
 
     async def by_ids(self, principal: Principal, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The user's insights among ``ids``, by id (others' and unknown ones are absent)."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         rows = await self._db.read("queries/conversations/insights_by_ids", userId=principal.user_id, ids=ids)
         return {row["insight"]["id"]: plain(row["insight"]) for row in rows}
 

@@ -33,6 +33,7 @@ from graph.core.errors import InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import Jobs
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.tenancy import tenant_key
 from graph.core.values import sortable_id
 from graph.core.vectors import VectorPlanConfig
@@ -91,6 +92,7 @@ class InsightService:
     # --- jobs ------------------------------------------------------------------------------------
     async def start_job(self, principal: Principal, thread_id: str, kind: str) -> str:
         """Queue extraction or the feedback loop for a thread; returns the job id."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         if kind not in JOB_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(JOB_KINDS)}", field="kind")
         await require_thread(self._db, principal.user_id, thread_id)  # 404 now, not a failed job later
@@ -118,6 +120,7 @@ class InsightService:
         a retry after a database fault stores that answer, and does not ask an LLM again
         (a second answer would paraphrase, and paraphrases are new insights).
         """
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         messages = await self._messages(principal, thread_id)
         memo = {} if memo is None else memo
         if "extracted" not in memo:
@@ -174,6 +177,7 @@ class InsightService:
         An insight becomes knowledge once: a re-run leaves alone the notes it made before,
         so it neither overwrites a person's edit of one nor brings back one a person deleted.
         """
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         extracted = await self.extract(principal, thread_id, memo)
         valid = await self._db.read(
             "queries/conversations/insights_of_thread",
@@ -193,6 +197,7 @@ class InsightService:
 
     async def consolidate(self, principal: Principal, thread_id: str) -> dict[str, int]:
         """Insights > 0.8 not yet in knowledge become knowledge; a second run does nothing."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         await require_thread(self._db, principal.user_id, thread_id)
         rows = await self._db.read(
             "queries/conversations/insights_of_thread",
@@ -262,6 +267,7 @@ class InsightService:
     ) -> list[tuple[dict[str, Any], bool]]:
         """Record insights found outside the service into a thread, each with whether it is new
         (:meth:`InsightRecorder.record <graph.conversations.recorded_insights.InsightRecorder.record>`)."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         return await self._recorder.record(principal, thread_id, insights)
 
     async def list_insights(
@@ -274,12 +280,14 @@ class InsightService:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The user's insights, newest first."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         return await self._reader.list_insights(
             principal, thread_id=thread_id, insight_type=insight_type, limit=limit, cursor=cursor
         )
 
     async def by_ids(self, principal: Principal, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The user's insights among ``ids``, by id (others' and unknown ones are absent)."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         return await self._reader.by_ids(principal, ids)
 
     async def recall(
@@ -292,8 +300,20 @@ class InsightService:
         vector: list[float] | None = None,
     ) -> dict[str, Any]:
         """The insights most relevant to ``query`` and the most recent thread topics
-        (:meth:`InsightReader.recall <graph.conversations.insight_recall.InsightReader.recall>`)."""
+        (:meth:`InsightReader.recall <graph.conversations.insight_recall.InsightReader.recall>`);
+        a scoped key asks for memory outside any scope (403)."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         return await self._reader.recall(principal, query, limit=limit, topics=topics, vector=vector)
+
+    async def recall_within_scope(
+        self, principal: Principal, query: str, *, limit: int, vector: list[float] | None = None
+    ) -> dict[str, Any]:
+        """Recall as one part of a larger answer (the bridge, a brief, unified search): for a
+        scoped key, its part of conversation memory, which is none; for an unscoped key,
+        :meth:`recall` without topics."""
+        if principal.scope is not None:
+            return {"insights": [], "recentTopics": []}
+        return await self._reader.recall(principal, query, limit=limit, topics=0, vector=vector)
 
 
 def _title(content: str, words: int = 10) -> str:

@@ -18,6 +18,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, plain, sortable_id
 from graph.core.vectors import check_vectors
@@ -40,6 +41,7 @@ class InsightRecorder:
         there (same message, type and content) is returned unchanged; each with whether it is
         new. Journaled as ``insight.create`` (and ``insight.consolidate`` for each note linked).
         """
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         thread_id = check_id(thread_id)
         if not insights:
             raise InvalidInput("send at least one insight", field="items")

@@ -22,6 +22,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.values import check_id, decode_cursor, decode_seq_cursor, encode_cursor, plain
 
 MAX_MESSAGES_PER_APPEND = 1_000
@@ -59,6 +60,7 @@ class ThreadService:
         self, principal: Principal, *, thread_id: str | None, context_type: ContextType, topic: str
     ) -> tuple[dict[str, Any], bool]:
         """Create a thread; an existing id returns it unchanged (409 if it differs)."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         tid = check_id(thread_id) if thread_id else uuid.uuid4().hex
         vector: list[float] | None = None
         second: list[float] | None = None
@@ -93,6 +95,7 @@ class ThreadService:
 
     async def get_thread(self, principal: Principal, thread_id: str) -> dict[str, Any]:
         """One thread with its related threads."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         return await require_thread(self._db, principal.user_id, thread_id)
 
     async def list_threads(
@@ -104,6 +107,7 @@ class ThreadService:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of threads, most recently active first."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         after_updated, after_id = decode_cursor(cursor) if cursor else (None, None)
         user = principal.user_id
 
@@ -130,6 +134,7 @@ class ThreadService:
         self, principal: Principal, thread_id: str, other_id: str, *, remove: bool = False
     ) -> None:
         """Relate (or unrelate) two of the caller's threads."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         if thread_id == other_id:
             raise Conflict("a thread cannot be linked to itself", field="threadId")
         query = "queries/conversations/thread_unlink" if remove else "queries/conversations/thread_link"
@@ -159,6 +164,7 @@ class ThreadService:
         self, principal: Principal, thread_id: str, messages: Sequence[NewMessage]
     ) -> list[dict[str, Any]]:
         """Append messages in order, in one transaction; ids already in the thread are skipped."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         if not messages:
             raise InvalidInput("send at least one message", field="messages")
         if len(messages) > MAX_MESSAGES_PER_APPEND:
@@ -184,6 +190,7 @@ class ThreadService:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a thread's messages, oldest first."""
+        require_unscoped(principal, "conversation memory (threads, messages, insights)")
         await self.get_thread(principal, thread_id)
         after_seq = decode_seq_cursor(cursor) if cursor else 0
         rows = await self._db.read_listed(
@@ -206,6 +213,7 @@ async def append_messages(
     already in the thread, or earlier in ``messages``, are skipped when the thread, role and
     content are the same, else a :class:`Conflict`. Under the user's lock: the thread's last
     message is the one committed last."""
+    require_unscoped(principal, "conversation memory (threads, messages, insights)")
     state = await gated.run("queries/conversations/messages_state", threadId=thread_id, ids=ids)
     if not state:
         raise NotFound(f"no thread {thread_id!r}", field="id")

@@ -53,6 +53,7 @@ from graph.core.errors import Conflict, ContextNetworkError, DatabaseUnavailable
 from graph.core.gate import Gated, WriteGate
 from graph.core.lease import JobLease, JobLost
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.values import plain, sortable_id
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,7 @@ class Jobs:
         the live job of this kind already queued or running on the thread (without a thread:
         for the user). A live job of this kind started with other ``params`` (how the work
         was asked for, e.g. a dry run) is a :class:`Conflict` naming it."""
+        require_unscoped(principal, "jobs (extraction and maintenance)")
         job_id = sortable_id()
 
         async def create(gated: Gated) -> dict[str, Any]:
@@ -298,6 +300,7 @@ class Jobs:
     async def get(self, principal: Principal, job_id: str) -> dict[str, Any]:
         """A job's status, counts when done, reason when failed (a job whose lease ran out is
         failed first)."""
+        require_unscoped(principal, "jobs (extraction and maintenance)")
         rows = await self._db.read("queries/core/job_get", userId=principal.user_id, id=job_id)
         if not rows:
             raise NotFound(f"no job {job_id!r}", field="id")

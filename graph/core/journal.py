@@ -25,6 +25,7 @@ from graph.core.db import Database
 from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role, Scope
+from graph.core.scopes import require_unscoped
 from graph.core.values import MAX_SEQ, plain
 
 
@@ -195,14 +196,18 @@ async def later(gated: Gated, mutation: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def find(db: Database, principal: Principal, mutation_id: str) -> dict[str, Any] | None:
-    """One mutation of the caller's journal, or ``None``."""
-    rows = await db.read("queries/core/mutation_get", userId=principal.user_id, id=mutation_id)
+    """One mutation of the caller's journal, or ``None`` (for a scoped key, also one of a note
+    or edge outside its scope, or of anything that is not a note or an edge)."""
+    rows = await db.read(
+        "queries/core/mutation_get", userId=principal.user_id, id=mutation_id, scope=Scope.of(principal.scope)
+    )
     return mutation_view(rows[0]["mutation"], principal.user_id) if rows else None
 
 
 async def kept_vector(db: Database, principal: Principal, mutation_id: str) -> tuple[list[float], str] | None:
     """The vector a mutation kept of what it removed (a note's delete) and the model that
     made it, if it kept one."""
+    require_unscoped(principal, "undo (what it restores may reach past the scope)")
     rows = await db.read("queries/core/mutation_vector", userId=principal.user_id, id=mutation_id)
     if not rows or rows[0]["vector"] is None:
         return None
@@ -212,13 +217,14 @@ async def kept_vector(db: Database, principal: Principal, mutation_id: str) -> t
 async def of_write(db: Database, principal: Principal, seq: int) -> list[dict[str, Any]]:
     """The mutations of one write of the caller's (``{id, op, targetType, targetId, part}``),
     in their order."""
+    require_unscoped(principal, "undo (what it restores may reach past the scope)")
     rows = await db.read("queries/core/mutations_of_write", userId=principal.user_id, seq=seq)
     return [dict(r) for r in rows]
 
 
 async def get(gated: Gated, mutation_id: str) -> dict[str, Any] | None:
     """One mutation of the gate's user, read under the gate, or ``None``."""
-    rows = await gated.run("queries/core/mutation_get", id=mutation_id)
+    rows = await gated.run("queries/core/mutation_get", id=mutation_id, scope=None)
     return mutation_view(rows[0]["mutation"], gated.user_id) if rows else None
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from graph.core.db import Database
 from graph.core.errors import Conflict, Forbidden, InvalidInput
 from graph.core.principals import Principal, Role
+from graph.core.scopes import require_unscoped
 from graph.io.format import FORMAT, KINDS, LEFT_OUT, TEMPORAL, TENANT_LEFT_OUT, encode
 
 #: The JSON size at which a page is cut (the answer-size guard allows 512 KB).
@@ -70,7 +71,9 @@ class Position:
 
 
 def person_only(principal: Principal, what: str) -> None:
-    """Exporting or restoring a whole user is a person's action (403 for an agent's key)."""
+    """Exporting or restoring a whole user is a person's action (403 for an agent's key), and
+    an unscoped key's (403 for a scoped one: a whole user is outside any scope)."""
+    require_unscoped(principal, f"{what} a whole user")
     if principal.role != Role.HUMAN:
         raise Forbidden(f"{what} a whole user is a person's action: use a person's key")
 

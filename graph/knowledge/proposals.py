@@ -22,9 +22,11 @@ from graph.core.db import Database
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.values import check_id, decode_seq_cursor
 from graph.knowledge.corrections import is_agent, proposal_view
-from graph.knowledge.edges import EdgeService, edge_from_payload
+from graph.knowledge.edge_states import edge_from_payload
+from graph.knowledge.edges import EdgeService
 from graph.knowledge.models import CreateResult, EdgeType
 from graph.knowledge.note_states import note_from_payload, patch_from_props
 from graph.knowledge.notes import NoteService
@@ -51,6 +53,7 @@ class ProposalService:
         self, principal: Principal, *, status: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first, optionally of one status."""
+        require_unscoped(principal, "proposals")
         before_seq, before_id = _decode_cursor(cursor) if cursor else (None, None)
         rows = await self._db.read_listed(
             "queries/knowledge/proposals_list",
@@ -68,6 +71,7 @@ class ProposalService:
 
     async def get(self, principal: Principal, proposal_id: str) -> dict[str, Any]:
         """One proposal (404 for none, or another user's)."""
+        require_unscoped(principal, "proposals")
         rows = await self._db.read(
             "queries/knowledge/proposal_get", userId=principal.user_id, id=check_id(proposal_id)
         )
@@ -110,6 +114,7 @@ class ProposalService:
     ) -> dict[str, Any]:
         """Apply the proposed write as this person and mark the proposal approved, together;
         ``appliers`` apply the operations of other layers (by ``op``)."""
+        require_unscoped(principal, "proposals")
         proposal = await self._decidable(principal, proposal_id)
         decided: dict[str, Any] = {}
 
@@ -153,6 +158,7 @@ class ProposalService:
 
     async def reject(self, principal: Principal, proposal_id: str, reason: str | None) -> dict[str, Any]:
         """Record that a person turned the proposal down; nothing else changes."""
+        require_unscoped(principal, "proposals")
         await self._decidable(principal, proposal_id)
 
         async def work(gated: Gated) -> dict[str, Any]:

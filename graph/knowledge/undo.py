@@ -12,7 +12,9 @@ undone              what the undo does (journaled as)
 ``note.update``     puts the fields back (``note.update``)
 ``note.merge``      removes the merge record, confidence and tags as before
                     (``note.unmerge``), and the other way round
-``edge.connect``    removes the edge (``edge.disconnect``), and the other way round
+``edge.connect``    removes the edge (``edge.disconnect``), and the other way round;
+                    a person's confirmation (a connect with a ``before``) is taken
+                    back (``edge.connect``, from confirmed to as it was)
 ``note.status``     not alone: 409 naming the edge's write it followed
 ==================  ==========================================================
 
@@ -37,6 +39,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.tenancy import tenant_key
 from graph.knowledge import corrections
 from graph.knowledge.corrections import Kept
@@ -103,6 +106,7 @@ class UndoService:
     ) -> dict[str, Any] | Proposed:
         """Undo ``mutation`` (as :func:`graph.core.journal.find` returned it); the undo's own
         journal entry, or the proposal it became."""
+        require_unscoped(principal, "undo (what it restores may reach past the scope)")
         if mutation["op"] == "note.status":
             raise await status_conflict(self._db, principal, mutation)
         if mutation["op"] not in INVERSE:
@@ -251,6 +255,15 @@ class UndoService:
                 agentId=principal.agent_id,
             )  # fmt: skip
             change = (after, before)
+        elif op == "edge.connect" and before is not None:  # a person's word on an agent's edge
+            assert after is not None  # noqa: S101 - a confirmation has both
+            rows = await gated.run(
+                "queries/knowledge/edge_confirm", sourceId=after["sourceId"], targetId=after["targetId"],
+                relType=EdgeType(after["type"]).rel_type, confirmed=before.get("confirmedByPerson"),
+            )  # fmt: skip
+            if not rows:
+                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
+            change = (after, edge_state(rows[0]["edge"]))
         elif op == "edge.connect":
             assert after is not None  # noqa: S101 - a connect has its edge
             rows = await gated.run(
@@ -266,8 +279,8 @@ class UndoService:
         *_, undo_id = await journal.record_many(gated, principal, [
             *status_changes(was, await statuses(gated, watched), approving),
             journal.Change(
-                INVERSE[op], m["targetType"], target, change[0], change[1], undoes=mutation_id,
-                proposal_id=approving,
+                op if op == "edge.connect" and before is not None else INVERSE[op], m["targetType"], target,
+                change[0], change[1], undoes=mutation_id, proposal_id=approving,
             ),
         ])  # fmt: skip
         await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)

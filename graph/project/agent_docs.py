@@ -33,6 +33,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Forbidden, InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.core.values import check_id, iso_millis
 from graph.core.vectors import cosine_from_score
 from graph.knowledge.corrections import is_agent
@@ -70,6 +71,7 @@ class AgentDocService:
     async def put(self, principal: Principal, agent_id: str, docs: AgentDocs) -> dict[str, Any]:
         """Replace an agent's docs; answers them as stored. An agent key writes only its own
         (:class:`Forbidden` naming the other id)."""
+        require_unscoped(principal, "agents' docs and instructions (the whole team's)")
         agent_id = check_id(agent_id, "id")
         if is_agent(principal) and principal.agent_id != agent_id:
             raise Forbidden(
@@ -113,6 +115,7 @@ class AgentDocService:
 
     async def get(self, principal: Principal, agent_id: str) -> dict[str, Any]:
         """An agent's docs (empty lists and no base instructions when it has none)."""
+        require_unscoped(principal, "agents' docs and instructions (the whole team's)")
         agent_id = check_id(agent_id, "id")
         rows = await self._db.read(
             "queries/project/agent_docs_get", userId=principal.user_id, agentId=agent_id
@@ -132,6 +135,7 @@ class AgentDocService:
     ) -> dict[str, Any]:
         """The agent's capabilities, relevant active decisions and constraints for ``query``,
         each list ranked by similarity (in their own order without a query)."""
+        require_unscoped(principal, "agents' docs and instructions (the whole team's)")
         agent_id = check_id(agent_id, "id")
         vector = (await self._embedder.embed([query]))[0] if query else None
         [row] = await self._db.read(
@@ -159,6 +163,7 @@ class AgentDocService:
     async def instructions(self, principal: Principal, agent_id: str, token_budget: int) -> dict[str, Any]:
         """Base instructions plus the active decisions that affect the agent, as one text
         within ``token_budget`` tokens (the newest decisions first)."""
+        require_unscoped(principal, "agents' docs and instructions (the whole team's)")
         agent_id = check_id(agent_id, "id")
         docs = await self.get(principal, agent_id)
         [found] = await self._db.read(

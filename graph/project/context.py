@@ -60,6 +60,7 @@ from graph.core.embeddings import Embedder, embed_each
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
+from graph.core.scopes import require_unscoped
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 from graph.knowledge import corrections
 from graph.knowledge.edges import EdgeService
@@ -143,6 +144,7 @@ class ProjectContextService:
         An agent's new entry waits as a proposal while ``needs_approval`` (the setting).
         ``approving`` is the proposal a person approved, when this record is one, and
         ``then`` runs in the same transaction (it marks the proposal approved)."""
+        require_unscoped(principal, "project context (decisions, patterns, constraints)")
         entry_id = check_id(entry.id) if entry.id else uuid.uuid4().hex
         agents = [check_id(a, f"agents.{i}") for i, a in enumerate(entry.agents)]
         date = entry.date or datetime.now(UTC).date().isoformat()
@@ -266,6 +268,7 @@ class ProjectContextService:
     async def approve(self, principal: Principal, proposal: dict[str, Any], then: Then) -> None:
         """Record a proposed entry as ``principal`` (a person who approved it), with ``then``
         in the same transaction (:mod:`graph.knowledge.proposals` dispatches here)."""
+        require_unscoped(principal, "project context (decisions, patterns, constraints)")
         p = proposal["payload"]
         entry = NewEntry(
             kind=ProjectKind(p["kind"]), title=p["title"], body=p["body"], id=p["id"], context=p["context"],
@@ -314,6 +317,7 @@ class ProjectContextService:
         cursor: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """Entries of one kind, the newest first by date, then by when they were recorded."""
+        require_unscoped(principal, "project context (decisions, patterns, constraints)")
         after = None
         if cursor:  # (when it was recorded, "<date>|<id>"): the entry's sort key
             at, last = decode_cursor(cursor)
@@ -333,6 +337,7 @@ class ProjectContextService:
 
     async def get(self, principal: Principal, kind: ProjectKind, entry_id: str) -> dict[str, Any]:
         """One entry of ``kind`` (:class:`NotFound` for another kind's id or a plain note's)."""
+        require_unscoped(principal, "project context (decisions, patterns, constraints)")
         rows = await self._db.read_listed(
             "queries/project/context_list", userId=principal.user_id, kind=kind.value,
             ids=[check_id(entry_id)], status=None, agentId=None, tag=None, after=None, limit=1,
@@ -348,6 +353,7 @@ class ProjectContextService:
         Again: nothing changes. An agent's supersede of a decision a person recorded (or
         approved), or of a status a person corrected, waits as a proposal; one that would
         close a loop is a :class:`Conflict`."""
+        require_unscoped(principal, "project context (decisions, patterns, constraints)")
         decision_id, by_id = check_id(decision_id), check_id(by_id, "byId")
         if decision_id == by_id:
             raise Conflict("a decision cannot supersede itself", field="byId")

@@ -30,6 +30,7 @@ from graph.core.db import Database, Row, listed
 from graph.core.errors import Conflict, Forbidden, InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
+from graph.core.scopes import require_unscoped
 from graph.knowledge.search import TenantSizes
 
 #: Most things one transaction forgets (notes, insights, threads, pages, traces).
@@ -267,6 +268,7 @@ class ForgetService:
     ) -> dict[str, Any]:
         """What ``match`` reaches (a dry run), or forget it: ``{dryRun, matched, counts,
         sample}`` and, after a run, ``mutationId`` (its journal entry) and ``batches``."""
+        require_unscoped(principal, "forgetting (it reaches every part of the memory)")
         if principal.role != Role.HUMAN:
             raise Forbidden("forgetting is a person's action: use a person's key")
         if not match.fields():

@@ -44,6 +44,7 @@ from graph.core.errors import ContextNetworkError, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import JobResult, Jobs
 from graph.core.principals import Principal, Role
+from graph.core.scopes import require_unscoped
 from graph.core.settings import Settings
 from graph.core.values import iso_millis
 from graph.knowledge import corrections
@@ -145,6 +146,7 @@ class MaintenanceService:
     ) -> str:
         """Queue a task as a job of the principal's user; returns the job id (of the job of
         this task already queued or running for the user, if there is one)."""
+        require_unscoped(principal, "maintenance (it reaches every part of the memory)")
         check_task(task, older_than_days)
 
         async def work(memo: dict[str, Any]) -> JobResult:
@@ -158,6 +160,7 @@ class MaintenanceService:
         self, principal: Principal, task: str, *, dry_run: bool = False, older_than_days: int | None = None
     ) -> JobResult:
         """Run a task now, in this process; its counts and report."""
+        require_unscoped(principal, "maintenance (it reaches every part of the memory)")
         check_task(task, older_than_days)
         if task == CONSOLIDATE:
             return await self.consolidate(principal, dry_run=dry_run)
@@ -180,6 +183,7 @@ class MaintenanceService:
     async def consolidate(self, principal: Principal, *, dry_run: bool = False) -> JobResult:
         """Each thread with insights above the threshold not yet in knowledge is consolidated
         as ``POST /v1/threads/{id}/consolidate`` would (a dry run counts them)."""
+        require_unscoped(principal, "maintenance (it reaches every part of the memory)")
         rows = await self._db.read(
             "queries/project/maintenance_consolidate_threads",
             userId=principal.user_id,
@@ -206,6 +210,7 @@ class MaintenanceService:
     async def validate_connections(self, principal: Principal, *, dry_run: bool = False) -> JobResult:
         """Find and repair what must not be among the user's typed edges; report what a
         person must decide (module docstring)."""
+        require_unscoped(principal, "maintenance (it reaches every part of the memory)")
 
         async def work(gated: Gated) -> JobResult:
             lists = await validate(gated, principal, dry_run)
@@ -219,6 +224,7 @@ class MaintenanceService:
     ) -> JobResult:
         """Superseded architecture decisions superseded more than ``older_than_days`` days ago
         (default: the setting) become archived."""
+        require_unscoped(principal, "maintenance (it reaches every part of the memory)")
         days = self._older_than_days if older_than_days is None else older_than_days
         check_task(ARCHIVE_SUPERSEDED, days)
 

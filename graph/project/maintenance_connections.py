@@ -27,6 +27,7 @@ from typing import Any
 from graph.core import journal
 from graph.core.gate import Gated
 from graph.core.principals import Principal
+from graph.core.scopes import require_unscoped
 from graph.knowledge import corrections
 from graph.knowledge.edges import edge_state, edge_target, status_changes, statuses
 from graph.knowledge.models import EdgeType, KnowledgeStatus
@@ -139,6 +140,7 @@ async def validate(gated: Gated, principal: Principal, dry_run: bool) -> dict[st
     """Under the user's gate (or, for a dry run, in a read transaction): find and repair what
     must not be among the user's typed edges, and list what a person must decide; the
     report's lists, by name (each complete: the task cuts them)."""
+    require_unscoped(principal, "maintenance (it reaches every part of the memory)")
     stray = [_stray_removal(row) for row in await gated.run("queries/project/maintenance_stray_edges")]
     loop_edges = [
         dict(row["edge"]) | {"element": row["element"]}

@@ -95,7 +95,7 @@ class UnifiedSearch:
         self, principal: Principal, query: str, vector: list[float], want: int
     ) -> list[tuple[str, str]]:
         """Memory's candidates, by insight recall."""
-        recalled = await self._insights.recall(principal, query, limit=want, topics=0, vector=vector)
+        recalled = await self._insights.recall_within_scope(principal, query, limit=want, vector=vector)
         return [("insight", insight["id"]) for insight in recalled["insights"]]
 
     async def _docs(self, principal: Principal, vector: list[float], want: int) -> list[tuple[str, str]]:

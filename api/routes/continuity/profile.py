@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from api.deps import UNSCOPED, PrincipalDep, ServicesDep
+from api.deps import PrincipalDep, ServicesDep
 from api.dto.base import dump
 from api.dto.continuity.profile import ProfileIn, ProfileOut, ProfilePatchIn, PromoteIn
 from api.dto.errors import BODY, answers
@@ -23,7 +23,6 @@ router = APIRouter()
     "/profile",
     response_model=ProfileOut,
     response_model_by_alias=True,
-    dependencies=[UNSCOPED],
     responses=answers(403),
 )
 async def get_profile(principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
@@ -48,14 +47,14 @@ def _profile_answer(result: dict[str, Any] | Proposed) -> JSONResponse:
     return JSONResponse(dump(ProfileOut.model_validate(result)))
 
 
-@router.put("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=_PROFILE_WRITE)
+@router.put("/profile", response_model=ProfileOut, responses=_PROFILE_WRITE)
 async def replace_profile(body: ProfileIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Replace your whole profile (journaled with who made the change). An agent's replace
     that would change or remove what a person wrote waits as a proposal (202)."""
     return _profile_answer(await services.profile.replace(principal, body.preferences, body.background))
 
 
-@router.patch("/profile", response_model=ProfileOut, dependencies=[UNSCOPED], responses=_PROFILE_WRITE)
+@router.patch("/profile", response_model=ProfileOut, responses=_PROFILE_WRITE)
 async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Change part of your profile: preferences given are set (`null` removes one), the
     background changes only if given (`null` clears it). Journaled with who made it. An
@@ -74,7 +73,6 @@ async def patch_profile(body: ProfilePatchIn, principal: PrincipalDep, services:
 @router.post(
     "/profile/promote",
     response_model=ProfileOut,
-    dependencies=[UNSCOPED],
     responses=answers(403, 404, 409, *BODY, also=(202, PROFILE_PROPOSED, ProposedOut)),
 )
 async def promote_to_profile(body: PromoteIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
