@@ -26,6 +26,10 @@ REASONS = 50
 def _proposed(proposal: dict[str, Any]) -> dict[str, Any]:
     """The fields a proposal would write (a patch, or the whole record it would create)."""
     payload = proposal.get("payload") or {}
+    if isinstance(payload.get("edges"), list):  # an edge.connect: the edges it would make
+        return {"edge": "; ".join(f"{e['sourceId']} {e['type']} {e['targetId']}" for e in payload["edges"])}
+    if proposal.get("op") == "edge.disconnect":
+        return {"edge": f"(removed) {payload['sourceId']} {payload['type']} {payload['targetId']}"}
     for name in ("patch", "note", "entry", "fields"):
         if isinstance(payload.get(name), dict):
             return dict(payload[name])

@@ -4,6 +4,12 @@ Exactly four types (:class:`~graph.knowledge.models.EdgeType`); both ends must b
 caller's notes, so no edge ever dangles or crosses users. ``A supersedes B`` marks B
 superseded, and removing the edge restores it unless something else still supersedes it
 (in the queries, so every path that writes edges keeps the rule).
+
+A person's word holds for edges as for notes: an edge a person made (``createdByRole``) or
+confirmed (their connect of an agent's edge as it stands, ``confirmedByPerson``) is not
+removed by an agent alone, and an edge a person removed (a ``Correction`` of target type
+``Edge``, with the reason given) is not made again by an agent alone: either write becomes
+a proposal, until a person approves it or connects the edge again.
 """
 
 from __future__ import annotations
@@ -12,17 +18,24 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from graph.core import journal
-from graph.core.db import Database, Row
+from graph.core.db import Database
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Scope
 from graph.core.values import decode_key_cursor, encode_key_cursor
 from graph.knowledge import corrections
+from graph.knowledge.edge_states import (
+    EdgeResult,
+    edge_keys,
+    edge_payload,
+    edge_row,
+)
+from graph.knowledge.edge_states import edge_state as edge_state  # others read them here
+from graph.knowledge.edge_states import edge_target as edge_target
 from graph.knowledge.models import (
     ALL_REL_TYPES,
     MAX_BATCH,
     EdgeType,
-    KnowledgeSource,
     KnowledgeStatus,
     NewEdge,
     Proposed,
@@ -46,9 +59,34 @@ class EdgeService:
         approving: str | None = None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
     ) -> list[tuple[dict[str, Any], bool]] | Proposed:
+        """Create edges (:meth:`connect_batch` says how): each as the API shows it and whether
+        it was made now; a write held back alone is the proposal it became."""
+        made = await self._connect(principal, edges, batch=batch, approving=approving, then=then)
+        if isinstance(made, Proposed):
+            return made
+        return [(edge, created) for edge, created, _ in made]
+
+    async def connect_batch(self, principal: Principal, edges: Sequence[NewEdge]) -> list[EdgeResult]:
+        """Create up to 1,000 edges in one transaction; an item a person's word holds back is
+        its own proposal, and the others are written."""
+        made = await self._connect(principal, edges, batch=True)
+        assert not isinstance(made, Proposed)  # noqa: S101 - a batch proposes item by item
+        return made
+
+    async def _connect(
+        self,
+        principal: Principal,
+        edges: Sequence[NewEdge],
+        *,
+        batch: bool,
+        approving: str | None = None,
+        then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
+    ) -> list[EdgeResult] | Proposed:
         """Create edges in one transaction; both ends must be the caller's notes. An agent's
-        supersedes edge that would mark superseded a note whose status a person corrected is
-        not applied: the whole write becomes a proposal."""
+        edge that a person removed (an active correction), or a supersedes edge that would mark
+        superseded a note whose status a person wrote or corrected, is not applied but proposed:
+        the whole write alone, each such item in a batch (the others are written). A person's
+        connect of an agent's edge as it stands is their word on it (journaled, held from then on)."""
         if len(edges) > MAX_BATCH:
             raise InvalidInput(f"at most {MAX_BATCH} edges per batch, got {len(edges)}", field="items")
 
@@ -58,25 +96,10 @@ class EdgeService:
         for i, edge in enumerate(edges):
             if edge.source_id == edge.target_id:
                 raise Conflict("a note cannot be connected to itself", field=field(i, "targetId"))
-        rows = [
-            {
-                "index": i,
-                "sourceId": e.source_id,
-                "targetId": e.target_id,
-                "relType": e.type.rel_type,
-                "source": e.source.value,
-                "confidence": e.confidence,
-                "note": e.note,
-                "validFrom": e.valid_from,
-                "validUntil": e.valid_until,
-            }
-            for i, e in enumerate(edges)
-        ]
         wanted = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
-        superseding = sorted({e.source_id for e in edges if e.type == EdgeType.SUPERSEDES})
         superseded = sorted({e.target_id for e in edges if e.type == EdgeType.SUPERSEDES})
 
-        async def work(gated: Gated) -> list[Row] | Proposed:
+        async def work(gated: Gated) -> list[EdgeResult] | Proposed:
             [found] = await gated.run(
                 "queries/knowledge/notes_existing_ids", ids=wanted, scope=Scope.of(principal.scope)
             )
@@ -85,56 +108,57 @@ class EdgeService:
                 for name, node_id in (("sourceId", e.source_id), ("targetId", e.target_id)):
                     if node_id not in present:
                         raise NotFound(f"no note {node_id!r}", field=field(i, name))
+            words = await people_words(gated, edges)
             was = await statuses(gated, superseded)
-            flips = would_flip(was, removing=False)
-            if approving is None:
-                held = await held_statuses(gated, principal, flips)
-                if held:
-                    return Proposed(await corrections.propose(
-                        gated, principal, op="edge.connect", target_id=edges[0].target_id,
-                        payload={"edges": [edge_payload(e) for e in edges]}, fields=["status"],
-                        corrections=held.values(),
-                    ))  # fmt: skip
+            holds = {} if approving is not None else await _holds(gated, principal, edges, words, was)
+            if holds and not batch:
+                fields, holders = holds[0]
+                return Proposed(await corrections.propose(
+                    gated, principal, op="edge.connect", target_id=edges[0].target_id,
+                    payload={"edges": [edge_payload(edges[0])]}, fields=fields, corrections=holders,
+                ))  # fmt: skip
+            proposals = {i: await _propose_item(gated, principal, edges[i], *holds[i]) for i in sorted(holds)}
+            made = [i for i in range(len(edges)) if i not in holds]
             created = await gated.run(
-                "queries/knowledge/edges_create",
-                rows=rows,
-                role=principal.role.value,
-                agentId=principal.agent_id,
-            )
-            if superseding:
-                [loops] = await gated.run("queries/knowledge/supersede_loops", ids=superseding)
-                if loops["looping"]:
-                    first = next(
-                        i
-                        for i, e in enumerate(edges)
-                        if e.type == EdgeType.SUPERSEDES and e.source_id in loops["looping"]
-                    )
-                    raise Conflict(
-                        f"{edges[first].source_id!r} supersedes {edges[first].target_id!r} would close "
-                        "a loop of supersedes edges (each note would hide the other); delete the edge "
-                        "the other way first",
-                        field=field(first, "targetId"),
-                    )
-            changes = [
-                journal.Change(
-                    "edge.connect", "Edge", edge_target(r["edge"]), None, edge_state(r["edge"]),
-                    proposal_id=approving,
-                )
-                for r in sorted(created, key=lambda r: r["index"])
-                if r["created"]
-            ]  # fmt: skip
+                "queries/knowledge/edges_create", rows=[edge_row(i, edges[i]) for i in made],
+                role=principal.role.value, agentId=principal.agent_id,
+            )  # fmt: skip
+            await _no_loop(gated, edges, made, field)
+            ordered = sorted(created, key=lambda r: r["index"])
+            changes, keys = [], []
+            for r in ordered:
+                if r["created"]:
+                    state = edge_state(r["edge"])
+                    changes.append(journal.Change(
+                        "edge.connect", "Edge", edge_target(r["edge"]), None, state, proposal_id=approving
+                    ))  # fmt: skip
+                elif not corrections.is_agent(principal) and _agents(words[r["index"]]):
+                    changes.append(await _confirm(gated, r["edge"], approving))
+                else:
+                    continue
+                keys.append(edge_keys(r["edge"]))
             # What the edges flipped comes first: a write's last mutation is its own change.
-            changes = status_changes(was, await statuses(gated, superseded), approving) + changes
-            mutation_ids = await journal.record_many(gated, principal, changes)
+            flipped = status_changes(was, await statuses(gated, superseded), approving)
+            mutation_ids = await journal.record_many(gated, principal, flipped + changes)
+            if not corrections.is_agent(principal):  # their word now: the edge stands
+                for mutation_id, retired in zip(mutation_ids[len(flipped) :], keys, strict=True):
+                    await gated.run(
+                        "queries/knowledge/edge_corrections_retire", keys=retired, mutationId=mutation_id
+                    )
             if then is not None:
                 await then(gated, mutation_ids)
-            return created
+            results: dict[int, EdgeResult] = {
+                r["index"]: (edge_view(r["edge"]), bool(r["created"]), None) for r in ordered
+            }
+            for i, proposal in proposals.items():
+                results[i] = (
+                    edge_view(edge_row(i, edges[i]) | {"type": edges[i].type.rel_type}),
+                    False,
+                    proposal,
+                )
+            return [results[i] for i in range(len(edges))]
 
-        created = await self._gate.write(principal.user_id, work)
-        if isinstance(created, Proposed):
-            return created
-        ordered = sorted(created, key=lambda r: r["index"])
-        return [(edge_view(r["edge"]), bool(r["created"])) for r in ordered]
+        return await self._gate.write(principal.user_id, work)
 
     async def connections(
         self, principal: Principal, node_id: str, *, limit: int = 500, cursor: str | None = None
@@ -176,8 +200,10 @@ class EdgeService:
         approving: str | None = None,
         then: Callable[[Gated, list[str]], Awaitable[None]] | None = None,
     ) -> Proposed | None:
-        """Remove one edge (404 if there is none). An agent's removal of the last supersedes
-        edge into a note whose status a person corrected becomes a proposal."""
+        """Remove one edge (404 if there is none). An agent's removal of an edge a person made
+        or confirmed, or of the last supersedes edge into a note whose status a person wrote or
+        corrected, becomes a proposal; a person's removal is a correction (with the request's
+        ``X-Change-Reason``), so an agent does not make the edge again alone."""
 
         async def work(gated: Gated) -> Proposed | None:
             if principal.scope is not None:  # a scoped key touches only edges inside its scope
@@ -194,13 +220,17 @@ class EdgeService:
             if flips and corrections.is_agent(principal):  # only if the one superseder is this edge
                 [by] = await gated.run("queries/knowledge/superseded_by", id=target_id)
                 flips = flips if node_id in by["ids"] else []
-            if approving is None:
-                held = await held_statuses(gated, principal, flips)
+            if approving is None and corrections.is_agent(principal):
+                held: dict[str, str | None] = dict(await held_statuses(gated, principal, flips))
+                [word] = await people_words(gated, [NewEdge(node_id, edge_type, target_id)])
+                if word["stands"] and word["personSaid"]:
+                    held["edge"] = corrections.PERSON_WRITTEN
                 if held:
                     return Proposed(await corrections.propose(
                         gated, principal, op="edge.disconnect", target_id=target_id,
                         payload={"sourceId": node_id, "type": edge_type.value, "targetId": target_id},
-                        fields=["status"], corrections=held.values(),
+                        fields=["edge" if k == "edge" else "status" for k in held],
+                        corrections=held.values(),
                     ))  # fmt: skip
             rows = await gated.run(
                 "queries/knowledge/edge_delete", sourceId=node_id, targetId=target_id,
@@ -209,24 +239,127 @@ class EdgeService:
             if not rows or rows[0]["deleted"] == 0:
                 missing = f"no {edge_type.value} edge from {node_id!r} to {target_id!r}"
                 raise NotFound(missing, field="targetId")
+            removed = [edge_state(edge) for edge in rows[0]["edges"]]
             changes = [
                 journal.Change(
-                    "edge.disconnect",
-                    "Edge",
-                    edge_target(edge),
-                    edge_state(edge),
-                    None,
-                    proposal_id=approving,
+                    "edge.disconnect", "Edge", edge_target(edge), edge, None, proposal_id=approving
                 )
-                for edge in rows[0]["edges"]
+                for edge in removed
             ]
-            changes = status_changes(was, await statuses(gated, watched), approving) + changes
-            mutation_ids = await journal.record_many(gated, principal, changes)
+            flipped = status_changes(was, await statuses(gated, watched), approving)
+            mutation_ids = await journal.record_many(gated, principal, flipped + changes)
+            if not corrections.is_agent(principal):  # a person's word: the edge is not to be
+                for mutation_id, edge in zip(mutation_ids[len(flipped) :], removed, strict=True):
+                    await corrections.record(
+                        gated, principal, mutation_id=mutation_id, kind="delete",
+                        node_id=edge_target(edge), fields=["edge"], before={"edge": edge}, after=None,
+                        target_type="Edge",
+                    )  # fmt: skip
             if then is not None:
                 await then(gated, mutation_ids)
             return None
 
         return await self._gate.write(principal.user_id, work)
+
+
+def _agents(word: dict[str, Any]) -> bool:
+    """Whether an edge stood before the write, made by an agent and not confirmed by a person."""
+    return bool(word["stands"] and not word["personSaid"])
+
+
+async def people_words(gated: Gated, edges: Sequence[NewEdge]) -> list[dict[str, Any]]:
+    """For each edge, in order: whether it stands (``stands``), whether a person made or
+    confirmed it (``personSaid``), and the active correction of a person's that removed it
+    (``removedBy``, or ``None``)."""
+    rows = [
+        {
+            "index": i, "sourceId": e.source_id, "relType": e.type.rel_type, "targetId": e.target_id,
+            "keys": edge_keys({"sourceId": e.source_id, "type": e.type.rel_type, "targetId": e.target_id}),
+        }
+        for i, e in enumerate(edges)
+    ]  # fmt: skip
+    found = {r["index"]: r for r in await gated.run("queries/knowledge/edges_held", rows=rows)}
+    return [
+        {
+            "stands": found[i]["stands"], "personSaid": found[i]["personSaid"],
+            "removedBy": found[i]["removedBy"][0] if found[i]["removedBy"] else None,
+        }
+        for i in range(len(edges))
+    ]  # fmt: skip
+
+
+async def _holds(
+    gated: Gated,
+    principal: Principal,
+    edges: Sequence[NewEdge],
+    words: list[dict[str, Any]],
+    was: dict[str, dict[str, Any]],
+) -> dict[int, tuple[list[str], list[str | None]]]:
+    """The items of a non-human connect that a person's word holds back, each with the fields
+    held (``edge``: a person removed it; ``status``: it would flip a held status) and what
+    holds them."""
+    if not corrections.is_agent(principal):
+        return {}
+    status = await held_statuses(gated, principal, would_flip(was, removing=False))
+    holds: dict[int, tuple[list[str], list[str | None]]] = {}
+    for i, e in enumerate(edges):
+        fields, holders = [], []
+        if not words[i]["stands"] and words[i]["removedBy"] is not None:
+            fields.append("edge")
+            holders.append(words[i]["removedBy"])
+        if e.type == EdgeType.SUPERSEDES and e.target_id in status:
+            fields.append("status")
+            holders.append(status[e.target_id])
+        if fields:
+            holds[i] = (fields, holders)
+    return holds
+
+
+async def _propose_item(
+    gated: Gated, principal: Principal, edge: NewEdge, fields: list[str], holders: list[str | None]
+) -> dict[str, Any]:
+    """One held item of a batch as its own proposal (a change a person rejected answers with
+    that rejected proposal, as a batch of notes does)."""
+    try:
+        return await corrections.propose(
+            gated, principal, op="edge.connect", target_id=edge.target_id,
+            payload={"edges": [edge_payload(edge)]}, fields=fields, corrections=holders,
+        )  # fmt: skip
+    except corrections.Rejected as rejected:
+        return rejected.proposal
+
+
+async def _no_loop(
+    gated: Gated, edges: Sequence[NewEdge], made: list[int], field: Callable[[int, str], str]
+) -> None:
+    """409 when the supersedes edges just made close a loop (each note would hide the other)."""
+    superseding = sorted({edges[i].source_id for i in made if edges[i].type == EdgeType.SUPERSEDES})
+    if not superseding:
+        return
+    [loops] = await gated.run("queries/knowledge/supersede_loops", ids=superseding)
+    if not loops["looping"]:
+        return
+    first = next(
+        i for i in made if edges[i].type == EdgeType.SUPERSEDES and edges[i].source_id in loops["looping"]
+    )
+    raise Conflict(
+        f"{edges[first].source_id!r} supersedes {edges[first].target_id!r} would close a loop of "
+        "supersedes edges (each note would hide the other); delete the edge the other way first",
+        field=field(first, "targetId"),
+    )
+
+
+async def _confirm(gated: Gated, edge: dict[str, Any], approving: str | None) -> journal.Change:
+    """A person's connect of an agent's edge as it stands: their word on it, journaled as an
+    ``edge.connect`` from the edge as it was to the edge confirmed (undone, it is the agent's
+    again)."""
+    [row] = await gated.run(
+        "queries/knowledge/edge_confirm", sourceId=edge["sourceId"], targetId=edge["targetId"],
+        relType=edge.get("relType") or edge["type"], confirmed=True,
+    )  # fmt: skip
+    after = edge_state(row["edge"])
+    before = {k: v for k, v in after.items() if k != "confirmedByPerson"}
+    return journal.Change("edge.connect", "Edge", edge_target(edge), before, after, proposal_id=approving)
 
 
 async def link(
@@ -292,32 +425,3 @@ async def held_statuses(gated: Gated, principal: Principal, flips: Sequence[str]
         return {}
     held = await corrections.held(gated, flips)
     return {node_id: fields["status"] for node_id, fields in sorted(held.items()) if "status" in fields}
-
-
-def edge_payload(edge: NewEdge) -> dict[str, Any]:
-    """An edge write as a proposal keeps it (and :func:`edge_from_payload` reads it back)."""
-    return {
-        "sourceId": edge.source_id, "type": edge.type.value, "targetId": edge.target_id,
-        "source": edge.source.value, "confidence": edge.confidence, "note": edge.note,
-        "validFrom": edge.valid_from, "validUntil": edge.valid_until,
-    }  # fmt: skip
-
-
-def edge_from_payload(payload: dict[str, Any]) -> NewEdge:
-    return NewEdge(
-        source_id=payload["sourceId"], type=EdgeType(payload["type"]), target_id=payload["targetId"],
-        source=KnowledgeSource(payload["source"]), confidence=payload["confidence"], note=payload["note"],
-        valid_from=payload.get("validFrom"), valid_until=payload.get("validUntil"),
-    )  # fmt: skip
-
-
-def edge_target(edge: dict[str, Any]) -> str:
-    """An edge's id in the journal: ``"<sourceId> <type> <targetId>"`` (ids hold no spaces)."""
-    kind = edge.get("relType") or edge["type"]
-    return f"{edge['sourceId']} {EdgeType.from_rel_type(kind).value} {edge['targetId']}"
-
-
-def edge_state(edge: dict[str, Any]) -> dict[str, Any]:
-    """An edge as the journal keeps it (API type name; what an undo needs to bring it back)."""
-    state = {k: v for k, v in edge.items() if v is not None and k not in ("relType", "type")}
-    return state | {"type": EdgeType.from_rel_type(edge.get("relType") or edge["type"]).value}

@@ -18,8 +18,8 @@ from graph.core.errors import Conflict
 from graph.core.gate import Gated
 from graph.core.principals import Principal
 from graph.knowledge import corrections
-from graph.knowledge.edges import held_statuses, statuses, would_flip
-from graph.knowledge.models import NOTE_FIELDS, EdgeType, KnowledgeStatus, Proposed
+from graph.knowledge.edges import held_statuses, people_words, statuses, would_flip
+from graph.knowledge.models import NOTE_FIELDS, EdgeType, KnowledgeStatus, NewEdge, Proposed
 from graph.knowledge.note_states import superseded_by_snapshot
 
 
@@ -59,6 +59,10 @@ async def guard(
     if status_held:
         fields.add("status")
         holders.extend(status_held.values())
+    edge = await _edge_held(gated, m)
+    if edge != "":
+        fields.add("edge")
+        holders.append(edge)
     if op == "note.delete" and embedding is not None:
         before = m.get("before") or {}
         reading = corrections.Reading(embedding, corrections.fingerprint(before["title"], before["content"]))
@@ -72,6 +76,24 @@ async def guard(
         gated, principal, op="undo", target_id=target, payload={"mutationId": m["id"]},
         fields=fields, corrections=holders,
     ))  # fmt: skip
+
+
+async def _edge_held(gated: Gated, m: dict[str, Any]) -> str | None:
+    """What holds an edge an agent's undo of ``m`` would change: a person made or confirmed
+    the edge it removes (or whose confirmation it takes back): :data:`PERSON_WRITTEN
+    <graph.knowledge.corrections.PERSON_WRITTEN>`; a person removed the edge it makes again:
+    their correction. ``""`` for nothing held (``None`` is a person's own word)."""
+    op, before, after = m["op"], m.get("before"), m.get("after")
+    edge = after if op == "edge.connect" else before if op == "edge.disconnect" else None
+    if edge is None:
+        return ""
+    new = NewEdge(edge["sourceId"], EdgeType(edge["type"]), edge["targetId"])
+    [word] = await people_words(gated, [new])
+    if op == "edge.connect" and word["stands"] and word["personSaid"]:
+        return corrections.PERSON_WRITTEN
+    if op == "edge.disconnect" and not word["stands"] and word["removedBy"] is not None:
+        return str(word["removedBy"])
+    return ""
 
 
 async def check_status(gated: Gated, m: dict[str, Any], status: str, was: dict[str, dict[str, Any]]) -> None:

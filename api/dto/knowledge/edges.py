@@ -6,6 +6,7 @@ from pydantic import Field
 
 from api.dto.base import CamelModel, Id, OutModel
 from api.dto.knowledge.notes import NoteOut
+from api.dto.knowledge.proposals import ProposalRefOut
 from api.dto.knowledge.validity import ValidityIn
 from graph.knowledge.models import (
     EdgeType,
@@ -62,6 +63,10 @@ class CreatedEdgeOut(OutModel):
 
     edge: EdgeOut
     created: bool
+    proposal: ProposalRefOut | None = Field(
+        default=None,
+        description="In a batch: the proposal this item became, not written (a person's word holds it).",
+    )
 
 
 class EdgeBatchOut(OutModel):

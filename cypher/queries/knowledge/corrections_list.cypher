@@ -25,7 +25,7 @@ WITH c
 ORDER BY c.userId DESC, c.seq DESC
 LIMIT $limit
 RETURN collect({seq: c.seq, correction: c {
-  .id, .kind, .status, .targetId, .fields, .mutationId, .before, .after, .reason,
+  .id, .kind, .status, .targetType, .targetId, .fields, .mutationId, .before, .after, .reason,
   at: c.at.epochMillis,
   acks: [(a:CorrectionAck)-[:ACKNOWLEDGES]->(c) | a {.sessionId, .actionTaken, at: a.at.epochMillis}]
 }}) AS rows
