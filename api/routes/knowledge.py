@@ -316,7 +316,7 @@ async def connect(
     knowledge: KnowledgeDep,
 ) -> JSONResponse:
     """Create a typed edge from this note to another of the caller's notes. An agent's edge
-    that a person removed, or `supersedes` edge that would mark superseded a note whose status
+    that a person removed, or a `supersedes` edge that would mark superseded a note whose status
     a person set, answers 202 with a proposal instead. A person's connect of an agent's edge
     as it stands is their word on it (200, journaled). A note connected to itself is a 409
     (`targetId`)."""
