@@ -83,13 +83,14 @@ def _imports(tree: ast.Module) -> tuple[dict[str, tuple[str, str]], dict[str, st
     names: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graph"):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("graph"):
+            base = node.module.replace(".", "/")
             for alias in node.names:
-                module = f"{node.module}.{alias.name}".replace(".", "/") + ".py"
+                module = f"{base}/{alias.name}.py"
                 if (ROOT / module).exists():
                     modules[alias.asname or alias.name] = module
                 else:
-                    names[alias.asname or alias.name] = (node.module.replace(".", "/") + ".py", alias.name)
+                    names[alias.asname or alias.name] = (f"{base}.py", alias.name)
     return names, modules
 
 
