@@ -4,6 +4,7 @@ archive, delete and restore) and search across layers, its results linking to no
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -27,6 +28,8 @@ HISTORY = 50
 EDGES = 100
 MERGES = 20
 RESULTS = 20
+#: The fields the edit form changes.
+EDITED = ("title", "content")
 
 
 async def _history(desk: Desk, note_id: str) -> list[dict[str, Any]]:
@@ -57,6 +60,7 @@ async def note_page(desk: DeskDep, note_id: str) -> HTMLResponse:
     return await desk.page(
         "note.html",
         note=note,
+        was={name: digest(note.get(name)) for name in EDITED},
         note_id=note_id,
         edges=edges,
         more_edges=more_edges is not None,
@@ -70,23 +74,67 @@ def _back(desk: Desk, note_id: str, message: str | None = None) -> Response:
     return RedirectResponse(desk.url(f"/notes/{note_id}", done=message), status_code=303)
 
 
+def digest(text: str | None) -> str:
+    """What the edit form keeps of a field's value as the page showed it: its sha256, line
+    breaks as a browser sends them back from a textarea taken as plain ``\\n``."""
+    return hashlib.sha256(_lines(text or "").encode("utf-8")).hexdigest()
+
+
+def _lines(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+async def _changes(
+    desk: Desk, note_id: str, given: dict[str, str], was: dict[str, str | None]
+) -> dict[str, str]:
+    """The fields the person changed in the form (``given`` against the digests ``was`` of what
+    the page showed; without them, against what is stored). A field they changed that was
+    changed under them since the page was loaded is a :class:`Conflict`: nothing is saved."""
+    stored = await desk.services.knowledge.notes.get(desk.principal, note_id)
+    changed: dict[str, str] = {}
+    for name, value in given.items():
+        shown = was.get(name) or digest(stored.get(name))
+        if digest(value) == shown:
+            continue
+        if digest(stored.get(name)) != shown:
+            raise Conflict(
+                f"the note's {name} was changed since this page was loaded; nothing was saved. "
+                "Reload the page to see it, and make your change again",
+                field=name,
+            )
+        changed[name] = _lines(value)
+    return changed
+
+
 @router.post("/notes/{note_id}/edit")
 async def edit(
     desk: DeskDep,
     note_id: str,
     title: Annotated[str, Form(max_length=300)],
     content: Annotated[str, Form(max_length=20_000)],
+    title_was: Annotated[str | None, Form(pattern="^[0-9a-f]{64}$")] = None,
+    content_was: Annotated[str | None, Form(pattern="^[0-9a-f]{64}$")] = None,
     reason: Annotated[str | None, Form(max_length=500)] = None,
     csrf: CsrfField = None,
 ) -> Response:
-    """A person's edit: the notes service makes it a correction of what an agent wrote."""
+    """A person's edit of the fields they changed (the form carries what it showed): the
+    notes service makes it a correction of what an agent wrote. A field left as it was is not
+    sent, so it stays the agent's."""
     desk.check(csrf)
+    note_id = check_id(note_id)
+    given = {"title": title, "content": content}
+    changed = await _changes(desk, note_id, given, {"title": title_was, "content": content_was})
+    if not changed:
+        return _back(desk, note_id, "unchanged")
     try:
-        patch = NotePatchIn.model_validate({"title": title, "content": content}).to_domain()
+        patch = NotePatchIn.model_validate(changed).to_domain()
     except ValidationError as exc:
-        raise InvalidInput(str(exc.errors()[0]["msg"]), field="content") from None
+        error = exc.errors()[0]
+        raise InvalidInput(
+            str(error["msg"]), field=str(error["loc"][0]) if error["loc"] else "content"
+        ) from None
     person = replace(desk.principal, reason=reason.strip() or None if reason else None)
-    await desk.services.knowledge.notes.update(person, check_id(note_id), patch)
+    await desk.services.knowledge.notes.update(person, note_id, patch)
     return _back(desk, note_id, "saved")
 
 
