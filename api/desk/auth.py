@@ -8,18 +8,21 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from api.deps import get_services
 from api.desk.base import ENV, CsrfField, DeskDep, DeskRoute, store
 from api.desk.signin import (
     COOKIE,
     PRE_COOKIE,
     SESSION_SECONDS,
     clear_cookie,
+    cookie,
     csrf_token,
     new_signin_token,
     set_cookie,
     tokens_match,
 )
-from graph.core.errors import ContextNetworkError
+from graph.core.errors import Forbidden, RateLimited, Unauthenticated
+from graph.core.ratelimit import Allowance, SignInThrottle
 
 router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
 
@@ -40,14 +43,31 @@ async def static(name: str) -> Response:
     return Response(path.read_bytes(), media_type=media, headers={"Cache-Control": "max-age=3600"})
 
 
-def _signin_page(request: Request, message: str | None = None, status: int = 200) -> HTMLResponse:
+def _signin_page(
+    request: Request, message: str | None = None, status: int = 200, headers: dict[str, str] | None = None
+) -> HTMLResponse:
     token = new_signin_token()
     body = ENV.get_template("signin.html").render(
         csrf=csrf_token(token), message=message, desk=None, view=None
     )
-    response = HTMLResponse(body, status_code=status)
+    response = HTMLResponse(body, status_code=status, headers=headers)
     set_cookie(request, response, PRE_COOKIE, token, max_age=3600)
     return response
+
+
+def throttle(request: Request) -> SignInThrottle:
+    """This process's throttle of failed sign-ins (its counts are shared in Neo4j)."""
+    found: SignInThrottle | None = getattr(request.app.state, "desk_throttle", None)
+    if found is None:
+        services = get_services(request)
+        settings = services.settings
+        found = SignInThrottle(
+            services.db,
+            per_client=Allowance(settings.desk_signin_client_failures, settings.desk_signin_client_seconds),
+            per_user=Allowance(settings.desk_signin_user_failures, settings.desk_signin_user_seconds),
+        )
+        request.app.state.desk_throttle = found
+    return found
 
 
 @router.get("/sign-in")
@@ -60,14 +80,25 @@ async def signin_form(request: Request) -> HTMLResponse:
 async def signin(
     request: Request, key: Annotated[str, Form(max_length=200)], csrf: CsrfField = None
 ) -> Response:
-    """Check the key, start a session, and forget the key."""
-    pre = request.cookies.get(PRE_COOKIE)
+    """Check the key, start a session, and forget the key. Failed attempts count against the
+    client and the person; past their allowance, 429 with Retry-After, reading nothing."""
+    pre = cookie(request, PRE_COOKIE)
     if not pre or not tokens_match(csrf_token(pre), csrf):
         return _signin_page(request, "The form expired; please try again.", status=403)
+    client = request.client.host if request.client else "-"
+    guard = throttle(request)
     try:
-        secret, _ = await store(request).sign_in(key)
-    except ContextNetworkError as exc:
-        return _signin_page(request, exc.message, status=403 if exc.code == "forbidden" else 401)
+        guard.check(client, key.strip())
+        try:
+            secret, _ = await store(request).sign_in(key)
+        except (Unauthenticated, Forbidden):
+            await guard.failed(client, key.strip())
+            raise
+    except RateLimited as exc:
+        headers = {"Retry-After": str(exc.retry_after)}
+        return _signin_page(request, exc.message, status=429, headers=headers)
+    except (Unauthenticated, Forbidden) as exc:
+        return _signin_page(request, exc.message, status=403 if isinstance(exc, Forbidden) else 401)
     response = RedirectResponse("/desk/inbox", status_code=303)
     set_cookie(request, response, COOKIE, secret, max_age=SESSION_SECONDS)
     clear_cookie(request, response, PRE_COOKIE)
@@ -76,7 +107,7 @@ async def signin(
 
 @router.post("/sign-out")
 async def signout(desk: DeskDep, csrf: CsrfField = None) -> Response:
-    """End the session (everywhere: its key is revoked) and drop the cookie."""
+    """End the session (everywhere; the key that opened it keeps working) and drop the cookie."""
     desk.check(csrf)
     await store(desk.request).sign_out(desk.session)
     response = RedirectResponse("/desk/sign-in", status_code=303)

@@ -18,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from api.deps import Services, get_services
 from api.desk.diff import diff
-from api.desk.signin import COOKIE, DeskSession, SessionStore, tokens_match
+from api.desk.signin import COOKIE, DeskSession, SessionStore, cookie, tokens_match
 from api.errors import STATUS
 from graph.core import errors
 from graph.core.principals import Principal, Role
@@ -236,7 +236,7 @@ def store(request: Request) -> SessionStore:
 async def get_desk(request: Request, agent: str | None = None) -> Desk:
     """The signed-in person of this request (:class:`Unauthenticated` sends them to sign in)."""
     services = get_services(request)
-    session = await store(request).resume(request.cookies.get(COOKIE))
+    session = await store(request).resume(cookie(request, COOKIE))
     await services.rate_limiter.take(session.principal)
     desk = Desk(request, services, session, check_id(agent, "agent") if agent else None)
     request.state.desk = desk

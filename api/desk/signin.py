@@ -1,18 +1,20 @@
 """The desk's sign-in: a person's key in, a server-side session out.
 
 A person signs in with their API key (an agent's key is refused). The key is checked and
-then forgotten: the browser never holds it. The session is a key of its own, minted through
-:class:`graph.core.principals.ApiKeys` (stored in Neo4j as a hash, like every key), so every
-API process behind the port knows it, a sign-out revokes it (at once on the process that
-signs out, within the keys' ``cache_seconds`` on the others, as for every key), and no second
-store exists beside the one the API already has. Its label says it is a desk session, until
-when it holds, and which key signed in: revoking that key ends its desk sessions too.
-The browser holds only the session's secret, in an ``HttpOnly``, ``SameSite=Strict`` cookie
-scoped to ``/desk`` (``Secure`` over HTTPS).
+then forgotten: the browser never holds it. A sign-in mints no key: the session is a secret
+of its own whose hash is kept on the person's key (:meth:`graph.core.principals.ApiKeys.open_desk`),
+in Neo4j, so every API process behind the port knows it and no second store exists. A key
+holds one desk session: signing in again with it ends the one before (the other browser is
+sent to sign in). A sign-out ends it (at once on the process that signs out, within the
+keys' ``cache_seconds`` on the others, as for every key), and so does revoking the key.
+The browser holds only the session's secret, in an ``HttpOnly``, ``SameSite=Strict`` cookie:
+over HTTPS named ``__Host-desk_session`` (``Secure``, path ``/``, no domain: no other
+site or port can set it), over plain http://127.0.0.1 ``desk_session`` on ``/desk``.
 
 Every form carries a CSRF token derived from the session's secret (an HMAC: nothing to
 store, and unguessable without the cookie script cannot read); the sign-in form, before any
-session, pairs its token with a cookie of its own (double submit).
+session, pairs its token with a cookie of its own (double submit). Failed sign-ins are
+throttled per client and per person (:class:`graph.core.ratelimit.SignInThrottle`).
 """
 
 from __future__ import annotations
@@ -21,20 +23,21 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import Request, Response
 
 from graph.core.errors import Forbidden, Unauthenticated
-from graph.core.principals import DESK_LABEL, ApiKeys, Principal, Role
+from graph.core.principals import DESK_LABEL, DESK_PREFIX, ApiKeys, Principal, Role
 
-#: The session cookie (its value: the session key's secret).
+#: The session cookie (its value: the session's secret); ``__Host-`` prefixed over HTTPS.
 COOKIE = "desk_session"
 #: The sign-in form's own CSRF cookie, before there is a session.
 PRE_COOKIE = "desk_signin"
 #: How long a session lasts without signing in again.
 SESSION_SECONDS = 8 * 3600
-#: What a session key's label starts with: ``desk:<expires epoch>:<signing key id>``.
+#: What the label of a desk session's key started with, when sign-ins minted keys
+#: (``desk:<expires epoch>:<signing key id>``): a sign-in revokes the user's such keys.
 LABEL = DESK_LABEL
 PATH = "/desk"
 
@@ -46,6 +49,8 @@ class DeskSession:
     principal: Principal
     csrf: str
     expires_at: int
+    #: The session's secret (the cookie's value), to end it with.
+    secret: str = field(repr=False, default="")
 
 
 def csrf_token(secret: str) -> str:
@@ -58,26 +63,42 @@ def tokens_match(expected: str, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(expected.encode("utf-8"), given.encode("utf-8"))
 
 
+def secure(request: Request) -> bool:
+    """Whether the browser reached us over HTTPS (directly, or as a trusted proxy says)."""
+    return request.url.scheme == "https"
+
+
+def cookie_name(request: Request, name: str) -> str:
+    """A desk cookie's name: ``__Host-`` prefixed over HTTPS, where the browser then refuses
+    it from any other origin; plain over http (a browser refuses ``__Host-`` without
+    ``Secure``), where cookies of other ports on the host can reach it."""
+    return f"__Host-{name}" if secure(request) else name
+
+
+def cookie(request: Request, name: str) -> str | None:
+    """The value of a desk cookie, by the name this scheme gives it."""
+    return request.cookies.get(cookie_name(request, name))
+
+
 def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
-    """A desk cookie: HttpOnly, SameSite=Strict, scoped to /desk, Secure over HTTPS."""
+    """A desk cookie: HttpOnly, SameSite=Strict; over HTTPS ``__Host-``, Secure, path ``/``;
+    over http on ``/desk``."""
     response.set_cookie(
-        name, value, max_age=max_age, path=PATH, httponly=True, samesite="strict",
-        secure=request.url.scheme == "https",
+        cookie_name(request, name), value, max_age=max_age, path="/" if secure(request) else PATH,
+        httponly=True, samesite="strict", secure=secure(request),
     )  # fmt: skip
 
 
 def clear_cookie(request: Request, response: Response, name: str) -> None:
     """Remove a desk cookie."""
     response.delete_cookie(
-        name, path=PATH, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-    )
-
-
-def _label(expires_at: int, signer: str | None) -> str:
-    return f"{LABEL}:{expires_at}:{signer or '-'}"
+        cookie_name(request, name), path="/" if secure(request) else PATH,
+        httponly=True, samesite="strict", secure=secure(request),
+    )  # fmt: skip
 
 
 def _parse(label: str | None) -> tuple[int, str] | None:
+    """A minted desk key's label (``desk:<expires>:<signer>``), or ``None``."""
     kind, _, rest = (label or "").partition(":")
     expires, _, signer = rest.partition(":")
     if kind != LABEL or not expires.isdigit():
@@ -86,59 +107,43 @@ def _parse(label: str | None) -> tuple[int, str] | None:
 
 
 class SessionStore:
-    """Desk sessions, kept as keys in Neo4j (see the module's docstring)."""
+    """Desk sessions, kept on the keys that signed in (see the module's docstring)."""
 
     def __init__(self, keys: ApiKeys) -> None:
         self._keys = keys
 
     async def sign_in(self, key: str) -> tuple[str, DeskSession]:
-        """Check a person's key; a new session's secret and the session. An agent's key, or
-        a desk session's own, is :class:`Forbidden`; an unknown one :class:`Unauthenticated`."""
-        person = await self._keys.resolve(key.strip(), desk=True)
+        """Check a person's key and open a session on it (ending the one it held); the
+        session's secret and the session. An agent's key, or a desk session's secret, is
+        :class:`Forbidden`; an unknown or revoked one :class:`Unauthenticated`."""
+        key = key.strip()
+        if key.startswith(DESK_PREFIX):
+            raise Forbidden("sign in with your own API key, not a desk session")
+        person = await self._keys.resolve(key, desk=True)
         if person.role != Role.HUMAN:
             raise Forbidden("the desk is for people: sign in with a person's key, not an agent's")
-        mine = {k.id: k for k in await self._keys.list(person.user_id)}
-        signer = mine.get(person.key_id or "")
-        if signer is not None and _parse(signer.label) is not None:
+        mine = await self._keys.list(person.user_id)
+        if any(k.id == person.key_id and _parse(k.label) for k in mine):
             raise Forbidden("sign in with your own API key, not a desk session")
-        await self._sweep(person.user_id)
+        for minted in (k for k in mine if _parse(k.label) is not None):
+            await self._keys.revoke(minted.id)  # a session key an earlier version minted
+        secret = DESK_PREFIX + secrets.token_urlsafe(32)
         expires_at = int(time.time()) + SESSION_SECONDS
-        info, secret = await self._keys.create(
-            person.user_id, Role.HUMAN, label=_label(expires_at, person.key_id), scope=person.scope
-        )
-        principal = Principal(user_id=info.user_id, role=Role.HUMAN, key_id=info.id, scope=info.scope)
-        return secret, DeskSession(principal, csrf_token(secret), expires_at)
+        if not await self._keys.open_desk(person.key_id or "", secret, expires_at):
+            raise Unauthenticated("invalid or revoked API key")
+        return secret, DeskSession(person, csrf_token(secret), expires_at, secret)
 
     async def resume(self, secret: str | None) -> DeskSession:
         """The session of a cookie: :class:`Unauthenticated` when there is none, it expired,
-        was signed out, or the key that signed it in was revoked."""
-        if not secret:
+        was signed out or replaced by a newer sign-in, or its key was revoked."""
+        if not secret or not secret.startswith(DESK_PREFIX):
             raise Unauthenticated("not signed in")
-        principal = await self._keys.resolve(secret, desk=True)
-        keys = await self._keys.held(principal.user_id)
-        if principal.key_id not in keys:  # a session newer than the keys kept (a read raced it)
-            keys = await self._keys.held(principal.user_id, fresh=True)
-        own = keys.get(principal.key_id or "")
-        parsed = _parse(own.label) if own is not None else None
-        if parsed is None:
-            raise Unauthenticated("not a desk session")
-        expires_at, signer = parsed
-        if expires_at <= time.time() or signer not in keys:
-            await self._keys.revoke(principal.key_id or "")
-            raise Unauthenticated("the desk session ended; sign in again")
-        return DeskSession(principal, csrf_token(secret), expires_at)
+        principal, expires_at = await self._keys.resolve_desk(secret)
+        return DeskSession(principal, csrf_token(secret), expires_at, secret)
 
     async def sign_out(self, session: DeskSession) -> None:
-        """End a session everywhere at once."""
-        await self._keys.revoke(session.principal.key_id or "")
-
-    async def _sweep(self, user_id: str) -> None:
-        """Revoke the user's desk sessions that expired without a sign-out."""
-        now = time.time()
-        for key in await self._keys.list(user_id):
-            parsed = _parse(key.label)
-            if parsed is not None and parsed[0] <= now:
-                await self._keys.revoke(key.id)
+        """End a session everywhere at once (the key that opened it keeps working)."""
+        await self._keys.close_desk(session.secret)
 
 
 def new_signin_token() -> str:

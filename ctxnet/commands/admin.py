@@ -3,6 +3,9 @@ schema, API keys, erasing a user), straight against Neo4j."""
 
 from __future__ import annotations
 
+import json
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -178,11 +181,20 @@ def keys_list(
                     f"{info.id}  {info.prefix}...  user={info.user_id}  role={info.role.value}  "
                     f"agent={agent}  created={created}  {state}"
                     + (f"  scope={info.scope.describe()}" if info.scope else "")
+                    + (f"  label={json.dumps(info.label)}" if info.label else "")
+                    + _desk(info.desk_until)
                 )
 
         await with_db(settings, inner)
 
     run(work)
+
+
+def _desk(until: int | None) -> str:
+    """A key's open desk session, as ``keys list`` shows it."""
+    if until is None or until <= time.time():
+        return ""
+    return f"  desk-session-until={datetime.fromtimestamp(until, UTC):%Y-%m-%d %H:%M}"
 
 
 @keys_app.command("revoke")

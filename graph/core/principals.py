@@ -39,9 +39,12 @@ NO_AGENT = ""
 
 #: The roles an API key can carry.
 KEY_ROLES = (Role.HUMAN, Role.AGENT)
-#: What the label of a desk session's key starts with (``desk:...``, ``api/desk/signin.py``):
-#: such a key answers at the desk only (:meth:`ApiKeys.resolve`).
+#: What the label of a desk session's key started with (``desk:...``), when a sign-in minted
+#: one: such a key answers at the desk only (:meth:`ApiKeys.resolve`), and a sign-in revokes it.
 DESK_LABEL = "desk"
+#: What a desk session's secret starts with (``api/desk/signin.py``): kept on the key that
+#: signed in, never a key itself.
+DESK_PREFIX = "ctxd_"
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,8 @@ class ApiKeyInfo:
     created_at: datetime | None
     revoked_at: datetime | None
     scope: Scope | None = None
+    #: Until when the desk session opened with this key holds (epoch seconds), if one was.
+    desk_until: int | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> ApiKeyInfo:
@@ -160,6 +165,7 @@ class ApiKeyInfo:
             created_at=_native(row.get("createdAt")),
             revoked_at=_native(row.get("revokedAt")),
             scope=_scope(row),
+            desk_until=row.get("deskUntil"),
         )
 
 
@@ -196,7 +202,8 @@ class ApiKeys:
         self._db = db
         self._cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal, bool]] = {}
-        self._held: dict[str, tuple[float, dict[str, ApiKeyInfo]]] = {}
+        #: Until when each desk session kept in ``_cache`` holds (epoch seconds).
+        self._desk_until: dict[str, int] = {}
 
     async def create(
         self,
@@ -227,7 +234,6 @@ class ApiKeys:
             scopeIds=list(scope.ids) if scope else None,
             scopeTags=list(scope.tags) if scope else None,
         )
-        self._held.pop(user_id, None)
         return ApiKeyInfo.from_row(rows[0]["key"]), secret
 
     async def list(self, user_id: str | None = None, include_revoked: bool = False) -> list[ApiKeyInfo]:
@@ -237,29 +243,12 @@ class ApiKeys:
         )
         return [ApiKeyInfo.from_row(row["key"]) for row in rows]
 
-    async def held(self, user_id: str, fresh: bool = False) -> dict[str, ApiKeyInfo]:
-        """The user's live keys by id, kept as :meth:`resolve` keeps a key's answer: for
-        ``cache_seconds``, a create or revoke on this process forgetting them at once
-        (``fresh`` reads them now). What a desk session checks on every page (its own key's
-        label, the key that signed it in), so a page does not wait on a read of them first."""
-        now = time.monotonic()
-        cached = self._held.get(user_id)
-        if cached is not None and cached[0] > now and not fresh:
-            return cached[1]
-        keys = {k.id: k for k in await self.list(user_id)}
-        if self._cache_seconds > 0:
-            if len(self._held) > 10_000:
-                self._held.clear()
-            self._held[user_id] = (now + self._cache_seconds, keys)
-        return keys
-
     async def revoke(self, key_id: str) -> ApiKeyInfo:
         """Revoke a key; it stops working within ``cache_seconds`` on every replica."""
         rows = await self._db.write("queries/core/api_key_revoke", id=key_id)
         if not rows:
             raise NotFound(f"no API key with id {key_id!r}", field="id")
         self._cache.clear()
-        self._held.clear()
         return ApiKeyInfo.from_row(rows[0]["key"])
 
     async def resolve(self, secret: str | None, desk: bool = False) -> Principal:
@@ -268,6 +257,8 @@ class ApiKeys:
         desk asks: its secret sits in a browser's cookie, and is no key to the API."""
         if not secret:
             raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
+        if secret.startswith(DESK_PREFIX):
+            raise Unauthenticated("a desk session's secret works only at the desk (/desk)")
         digest = hash_key(secret)
         now = time.monotonic()
         cached = self._cache.get(digest)
@@ -290,6 +281,46 @@ class ApiKeys:
                 self._cache.clear()
             self._cache[digest] = (now + self._cache_seconds, principal, bool(row["desk"]))
         return self._at(principal, bool(row["desk"]), desk)
+
+    async def open_desk(self, key_id: str, secret: str, until: int) -> bool:
+        """Hold a desk session (``secret``, until the epoch second ``until``) on a key, in
+        place of the one it held; ``False`` when the key is revoked or gone."""
+        rows = await self._db.write(
+            "queries/core/api_key_desk_open", id=key_id, hash=hash_key(secret), until=until
+        )
+        self._cache.clear()  # the session it replaced ends at once on this process
+        return bool(rows)
+
+    async def resolve_desk(self, secret: str) -> tuple[Principal, int]:
+        """The person of a desk session's secret and until when it holds, or
+        :class:`Unauthenticated` (unknown, signed out, replaced, expired, its key revoked).
+        Kept for ``cache_seconds``, as :meth:`resolve` keeps a key."""
+        digest = "desk:" + hash_key(secret)
+        now = time.monotonic()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[0] > now and self._desk_until.get(digest, 0) > time.time():
+            return cached[1], self._desk_until[digest]
+        rows = await self._db.read("queries/core/api_key_by_desk_hash", hash=digest[5:], now=int(time.time()))
+        if not rows:
+            self._cache.pop(digest, None)
+            raise Unauthenticated("the desk session ended; sign in again")
+        row = rows[0]
+        principal = Principal(
+            user_id=row["userId"], role=Role(row["role"]), agent_id=row.get("agentId"),
+            key_id=row["id"], scope=_scope(row),
+        )  # fmt: skip
+        if self._cache_seconds > 0:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+                self._desk_until.clear()
+            self._cache[digest] = (now + self._cache_seconds, principal, False)
+            self._desk_until[digest] = int(row["until"])
+        return principal, int(row["until"])
+
+    async def close_desk(self, secret: str) -> None:
+        """End a desk session at once here (within ``cache_seconds`` on other processes)."""
+        await self._db.write("queries/core/api_key_desk_close", hash=hash_key(secret))
+        self._cache.pop("desk:" + hash_key(secret), None)
 
     @staticmethod
     def _at(principal: Principal, is_desk_session: bool, desk: bool) -> Principal:

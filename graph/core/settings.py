@@ -300,6 +300,20 @@ class Settings(BaseSettings):
         description="Requests one API key may make in any minute, over all API processes "
         "(counted in Neo4j); beyond it 429 with Retry-After. 0: no limit.",
     )
+    desk_signin_client_failures: int = Field(
+        default=5,
+        ge=0,
+        description="Failed desk sign-ins one client (IP) may make in CTXNET_DESK_SIGNIN_CLIENT_SECONDS, "
+        "over all API processes; beyond it 429 with Retry-After. 0: no limit.",
+    )
+    desk_signin_client_seconds: int = Field(default=60, ge=1, le=86_400)
+    desk_signin_user_failures: int = Field(
+        default=10,
+        ge=0,
+        description="Failed desk sign-ins with one person's key (a revoked one, an agent's, or a "
+        "wrong one with its prefix) in CTXNET_DESK_SIGNIN_USER_SECONDS; beyond it 429. 0: no limit.",
+    )
+    desk_signin_user_seconds: int = Field(default=900, ge=1, le=86_400)
     api_max_body_bytes: int = Field(
         default=4 * 1024 * 1024, ge=1024, description="Largest request body (413 above), batches apart."
     )

@@ -7,7 +7,7 @@ from api.desk.auth import STATIC
 from api.desk.base import ENV, when
 from api.desk.context import chains
 from api.desk.diff import Piece, diff, words
-from api.desk.signin import LABEL, _label, _parse, csrf_token, tokens_match
+from api.desk.signin import LABEL, _parse, csrf_token, tokens_match
 
 
 def test_a_diff_marks_the_words_taken_out_and_put_in() -> None:
@@ -29,9 +29,8 @@ def test_a_diff_lists_only_changed_fields_and_hides_vectors() -> None:
     assert diff({"a": 1}, {"a": 1}) == []
 
 
-def test_session_labels_carry_the_expiry_and_the_signing_key() -> None:
-    label = _label(1_900_000_000, "key_abc")
-    assert label.startswith(f"{LABEL}:") and _parse(label) == (1_900_000_000, "key_abc")
+def test_the_session_keys_sign_ins_once_minted_are_told_by_their_labels() -> None:
+    assert _parse(f"{LABEL}:1900000000:key_abc") == (1_900_000_000, "key_abc")
     assert _parse("my laptop") is None and _parse(None) is None and _parse("desk:soon:key") is None
 
 
