@@ -62,6 +62,22 @@ async def test_wrong_keys_from_one_client_are_refused_with_429_past_the_limit(
     assert (await sign_in(api, person.key, a_client())).status_code == 303
 
 
+async def test_the_client_limit_holds_over_api_processes(
+    api: ApiProcess, peer_api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """Failures are counted in Neo4j: three on one process and two on another use up the
+    client's five; the first process learns it at its next failure, and then refuses even
+    the right key without asking."""
+    person = await make_caller()
+    attacker = a_client()
+    for process, times in ((api, 3), (peer_api, CLIENT_FAILURES - 3)):
+        for _ in range(times):
+            assert (await sign_in(process, a_wrong_key(), attacker)).status_code == 401
+    assert (await sign_in(peer_api, person.key, attacker)).status_code == 429
+    assert (await sign_in(api, a_wrong_key(), attacker)).status_code == 429
+    assert (await sign_in(api, person.key, attacker)).status_code == 429
+
+
 async def test_wrong_keys_against_one_person_from_many_clients_are_refused_past_the_limit(
     api: ApiProcess, make_caller: MakeCaller
 ) -> None:
