@@ -19,6 +19,19 @@ from tests.integration.core.test_cli import ctxnet
 from tests.integration.desk.test_desk_http import desk_of, token_of
 from tests.support.servers import ApiProcess
 
+#: Ten unrelated facts an agent writes.
+TOPICS = (
+    "Staging is rebuilt every Sunday night.",
+    "Invoices are sent on the first working day of the month.",
+    "The office coffee machine takes only oat milk.",
+    "Support answers tickets in English and Dutch.",
+    "Passwords rotate every ninety days.",
+    "The mobile app ships on Thursdays.",
+    "Backups are kept for thirty-five days.",
+    "The design team works from Lisbon.",
+    "Kafka topics keep messages for a week.",
+    "Interns get a laptop on their first morning.",
+)
 #: The API's defaults (graph/core/settings.py), which the ``api`` fixture keeps.
 CLIENT_FAILURES = 5
 USER_FAILURES = 10
@@ -201,8 +214,10 @@ def _form(html: str) -> dict[str, str]:
     return {**fields, "title": title.group(1), "content": content.group(1).replace("\n", "\r\n")}
 
 
-async def _agent_note(agent: Caller, note_id: str) -> None:
-    body = {"id": note_id, "title": "Retries", "content": "Billing retries\ntwice.", "type": "fact"}
+async def _agent_note(
+    agent: Caller, note_id: str, title: str = "Retries", content: str = "Billing retries\ntwice."
+) -> None:
+    body = {"id": note_id, "title": title, "content": content, "type": "fact"}
     made = await agent.http.post("/v1/knowledge", json={**body, "dedupe": False})
     assert made.status_code == 201, made.text
 
@@ -268,3 +283,29 @@ async def test_a_desk_edit_refuses_to_overwrite_what_changed_under_it(
     note = (await person.http.get(f"/v1/knowledge/{note_id}")).json()
     assert (note["title"], note["content"]) == ("Billing", "Billing retries once.")
     assert note["writtenBy"]["personFields"] == ["title"]
+
+
+async def test_a_title_fix_racing_an_agents_content_write_never_undoes_it(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """The person fixes the title while the agent rewrites the content, at once, ten times:
+    whichever lands first, an agent's write that was applied (200) stands, the title is the
+    person's, and the content never becomes the person's."""
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    t = uuid.uuid4().hex[:6]
+    async with desk_of(api, person) as (client, _):
+        for n in range(10):
+            note_id = f"race-{t}-{n}"
+            # Texts of their own: a person's fix of one is no twin of the next.
+            await _agent_note(agent, note_id, title=TOPICS[n].split(" ")[0], content=TOPICS[n])
+            form = _form((await client.get(f"/desk/notes/{note_id}")).text)
+            fixed, wrote = await asyncio.gather(
+                client.post(f"/desk/notes/{note_id}/edit", data={**form, "title": f"Fixed {n}"}),
+                agent.http.patch(f"/v1/knowledge/{note_id}", json={"content": f"{TOPICS[n]} Not any more."}),
+            )
+            assert fixed.status_code == 303 and wrote.status_code in (200, 202), wrote.text
+            note = (await person.http.get(f"/v1/knowledge/{note_id}")).json()
+            assert note["title"] == f"Fixed {n}" and note["writtenBy"]["personFields"] == ["title"]
+            if wrote.status_code == 200:
+                assert note["content"] == f"{TOPICS[n]} Not any more."
