@@ -125,7 +125,7 @@ class EdgeService:
             )  # fmt: skip
             await _no_loop(gated, edges, made, field)
             ordered = sorted(created, key=lambda r: r["index"])
-            changes, keys = [], []
+            changes, keys = [], []  # the changes to journal, the edge of each
             for r in ordered:
                 if r["created"]:
                     state = edge_state(r["edge"])
@@ -136,15 +136,12 @@ class EdgeService:
                     changes.append(await _confirm(gated, r["edge"], approving))
                 else:
                     continue
-                keys.append(edge_keys(r["edge"]))
+                keys.append(r["edge"])
             # What the edges flipped comes first: a write's last mutation is its own change.
             flipped = status_changes(was, await statuses(gated, superseded), approving)
             mutation_ids = await journal.record_many(gated, principal, flipped + changes)
-            if not corrections.is_agent(principal):  # their word now: the edge stands
-                for mutation_id, retired in zip(mutation_ids[len(flipped) :], keys, strict=True):
-                    await gated.run(
-                        "queries/knowledge/edge_corrections_retire", keys=retired, mutationId=mutation_id
-                    )
+            for mutation_id, made_edge in zip(mutation_ids[len(flipped) :], keys, strict=True):
+                await person_word(gated, principal, mutation_id, made=made_edge)
             if then is not None:
                 await then(gated, mutation_ids)
             results: dict[int, EdgeResult] = {
@@ -248,18 +245,37 @@ class EdgeService:
             ]
             flipped = status_changes(was, await statuses(gated, watched), approving)
             mutation_ids = await journal.record_many(gated, principal, flipped + changes)
-            if not corrections.is_agent(principal):  # a person's word: the edge is not to be
-                for mutation_id, edge in zip(mutation_ids[len(flipped) :], removed, strict=True):
-                    await corrections.record(
-                        gated, principal, mutation_id=mutation_id, kind="delete",
-                        node_id=edge_target(edge), fields=["edge"], before={"edge": edge}, after=None,
-                        target_type="Edge",
-                    )  # fmt: skip
+            for mutation_id, edge in zip(mutation_ids[len(flipped) :], removed, strict=True):
+                await person_word(gated, principal, mutation_id, removed=edge)
             if then is not None:
                 await then(gated, mutation_ids)
             return None
 
         return await self._gate.write(principal.user_id, work)
+
+
+async def person_word(
+    gated: Gated,
+    principal: Principal,
+    mutation_id: str,
+    *,
+    removed: dict[str, Any] | None = None,
+    made: dict[str, Any] | None = None,
+) -> None:
+    """A person's word on an edge, kept with the mutation that wrote it: their removal of an
+    edge (a disconnect, an undo of a connect) is a correction with the reason given, so an
+    agent does not make it again alone; their making it (a connect, an undo of a disconnect)
+    retires the corrections that held it removed (an undo of that brings them back)."""
+    if corrections.is_agent(principal):
+        return
+    if removed is not None:
+        await corrections.record(
+            gated, principal, mutation_id=mutation_id, kind="delete", node_id=edge_target(removed),
+            fields=["edge"], before={"edge": removed}, after=None, target_type="Edge",
+        )  # fmt: skip
+    if made is not None:
+        keys = edge_keys(made)
+        await gated.run("queries/knowledge/edge_corrections_retire", keys=keys, mutationId=mutation_id)
 
 
 def _agents(word: dict[str, Any]) -> bool:

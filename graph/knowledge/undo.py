@@ -46,6 +46,7 @@ from graph.knowledge.corrections import Kept
 from graph.knowledge.edges import (
     edge_state,
     edge_target,
+    person_word,
     status_changes,
     statuses,
 )
@@ -284,6 +285,8 @@ class UndoService:
             ),
         ])  # fmt: skip
         await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
+        if op == "edge.disconnect" or (op == "edge.connect" and before is None):  # not a confirmation
+            await person_word(gated, principal, undo_id, removed=change[0], made=change[1])
         if correction is not None:
             kind, names, was, now_state, kept = correction
             await corrections.record(

@@ -188,3 +188,21 @@ async def test_the_inbox_shows_an_edge_proposal(make_caller: MakeCaller, api: Ap
     assert page.status_code == 200
     assert "edge.connect" in page.text and "a dependsOn b" in page.text
     assert "/desk/notes/a" in page.text  # the correction links its edge's note
+
+
+async def test_a_persons_undo_of_a_connect_is_their_removal(make_caller: MakeCaller) -> None:
+    agent, person = await pair(make_caller, "a", "b")
+    body = {"type": "relatedTo", "targetId": "b"}
+    assert (await agent.http.post("/v1/knowledge/a/connections", json=body)).status_code == 201
+    [made] = (await person.http.get("/v1/mutations", params={"targetId": "a relatedTo b"})).json()["items"]
+    undone = await person.http.post(f"/v1/mutations/{made['id']}/undo")
+    assert undone.status_code == 200, undone.text
+    assert (await agent.http.post("/v1/knowledge/a/connections", json=body)).status_code == 202
+    # Undoing that undo is the person's connect: the edge is theirs, the correction retired.
+    redone = await person.http.post(f"/v1/mutations/{undone.json()['mutation']['id']}/undo")
+    assert redone.status_code == 200, redone.text
+    [correction] = (await person.http.get("/v1/corrections", params={"targetId": "a relatedTo b"})).json()[
+        "items"
+    ]
+    assert correction["status"] == "retired"
+    assert (await agent.http.delete("/v1/knowledge/a/connections/relatedTo/b")).status_code == 202
