@@ -35,11 +35,20 @@ from ctxnet.io.records import Record, parts, split, without_code
 
 _LINES = re.MULTILINE | re.IGNORECASE
 # "Date: 2026-01-10", "**Date**: ...", "**Date:** ...", MADR 2's "* Date: ..." (also Status).
-_DATE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?Date(?:\*\*)?\s*:\s*(?:\*\*)?\s*(\d{4}-\d{2}-\d{2})", _LINES)
-_STATUS = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?Status(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+)$", _LINES)
-_CONSEQUENCES = re.compile(r"^###\s+(?:(positive|negative)\s+)?consequences\s*$", _LINES)
-_CHOSEN = re.compile(r'chosen option:\s*"?([^"\n]+?)"?(?:,|$)', _LINES)
-_TITLE = re.compile(r"^#\s+(?:(?:ADR|RFC)?[-\s#]*\d+\s*[.:)\-—–]+\s*)?(.+?)\s*$", re.MULTILINE)
+# Each pattern stays within a line ([ \t] where \s would cross lines) and has no two runs that
+# can trade characters, so it reads a file in linear time (20,000 spaces after a heading took
+# over 20 s; a 2 MiB file would have taken days).
+_DATE = re.compile(
+    r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?Date(?:\*\*)?[ \t]*:(?:[ \t]|\*\*)*(\d{4}-\d{2}-\d{2})", _LINES
+)
+_STATUS = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?Status(?:\*\*)?[ \t]*:(?:[ \t]|\*\*)*(\S.*)$", _LINES)
+_CONSEQUENCES = re.compile(r"^###[ \t]+(?:(positive|negative)[ \t]+)?consequences[ \t]*$", _LINES)
+_CHOSEN = re.compile(r'chosen option:[ \t]*"?([^",\n]+)', _LINES)
+_TITLE = re.compile(r"^#[ \t]++(?:(?:ADR|RFC)?[-# \t]*\d+[ \t]*[.:)\-—–]+[ \t]*)?(\S.*)$", re.MULTILINE)
+_HEADING = re.compile(r"^##[ \t]+(\S.*)$", re.MULTILINE)
+_PART = re.compile(r"\bpart(?:ly|ial|ially)?\b|portions?", re.IGNORECASE)
+_CUT = re.compile(r"(?<!\d)\.(?:\s|$)|;")
+_OPENS = re.compile(r"\W*superseded", re.IGNORECASE)
 _PLACEHOLDER = re.compile(
     r"\{short title|\[short title|ADR-?X{3}|\{problem statement|\{describe the context", re.I
 )
@@ -63,7 +72,9 @@ _RELATIONS = [  # (phrase, edge type, note, this record is the newer one)
 _RELATION = re.compile(
     r"(?<![A-Za-z])(" + "|".join(f"(?:{p})" for p, *_ in _RELATIONS) + r")(?![A-Za-z])", re.IGNORECASE
 )
-_LINK = re.compile(r"\]\(\s*<?([^)>\s]+)>?[^)]*\)|\[\[([^\]|#]+)[^\]]*\]\]|\bADR[-_ #]?(\d+)\b", re.I)
+_LINK = re.compile(
+    r"\]\([ \t]*<?([^()>\s]++)>?[^()\n]*\)|\[\[([^\[\]|#\n]++)[^\[\]\n]*\]\]|\bADR[-_ #]?(\d+)\b", re.I
+)
 #: Most characters of a decision's context, and of one consequence (the API's limits).
 CONTEXT_CHARS, CONSEQUENCE_CHARS, MAX_CONSEQUENCES = 5_000, 1_000, 20
 
@@ -75,9 +86,8 @@ Resolve = Callable[[str, Path], str | None]
 def sections(body: str) -> dict[str, str]:
     """The text under each ``##`` heading, by its lower-case title."""
     found: dict[str, str] = {}
-    parts = re.split(r"^##\s+(.+?)\s*#*\s*$", body, flags=re.MULTILINE)
-    for title, text in zip(parts[1::2], parts[2::2], strict=True):
-        found.setdefault(title.strip().lower(), text.strip())
+    for title, text in _titled(body):
+        found.setdefault(title.lower(), text)
     return found
 
 
@@ -150,7 +160,7 @@ def decision_record(
             consequences += [said + item for item in _items(outcome[heading.end() : end])]
         outcome = outcome[: headed[0].start()]
     chosen = _CHOSEN.search(outcome)
-    decision = outcome.strip() or (chosen.group(1) if chosen else "")
+    decision = outcome.strip() or (chosen.group(1).strip() if chosen else "")
     own = {
         "status",
         "decision",
@@ -173,7 +183,7 @@ def decision_record(
     overflow += [c for c in consequences if len(c) > CONSEQUENCE_CHARS] + fits[MAX_CONSEQUENCES:]
     status = stated_status(meta, found, body)
     word = status_word(status)
-    title = str(meta.get("title") or (title_match.group(1) if title_match else file.stem))
+    title = str(meta.get("title") or (title_match.group(1).rstrip() if title_match else file.stem))
     data: dict[str, Any] = {
         "id": record_id,
         "title": title[:300],
@@ -220,24 +230,28 @@ def _relations(
 ) -> Iterator[Record]:
     """The edges of the relations the record states (module docstring)."""
     seen: set[tuple[str, str, str]] = set()
-    bare_superseded = status_word(status) == "superseded"
+    word = status_word(status)
+    bare_superseded = word == "superseded"
     texts = [status] + [line for line in body.splitlines() if line.strip() not in ("", status)]
     for text in texts:
+        partly = opens = None  # what the line says as a whole, read once (a line may hold thousands)
         for match in _RELATION.finditer(text):
             phrase = match.group(1).lower()
             edge_type, note, newer = next(
                 (t, n, w) for p, t, n, w in _RELATIONS if re.fullmatch(p, phrase, re.IGNORECASE)
             )
             if edge_type == "supersedes" and not newer and text is not status:
-                if re.search(r"\bpart(?:ly|ial|ially)?\b|portions?", text, re.IGNORECASE):
+                if partly is None:
+                    partly, opens = bool(_PART.search(text)), bool(_OPENS.match(text))
+                if partly:
                     note, edge_type = "partly supersedes", "relatedTo"
-                elif not re.match(r"^\W*superseded", text, re.IGNORECASE):
+                elif not opens:
                     continue  # a sentence that mentions it, not the record's statement
-            if edge_type == "supersedes" and not newer and text is status and status_word(status) in IN_FORCE:
+            if edge_type == "supersedes" and not newer and text is status and word in IN_FORCE:
                 note, edge_type = "partly supersedes", "relatedTo"  # "Accepted; X superseded by ..."
             if edge_type == "supersedes" and newer and not in_force:
                 note, edge_type = "would supersede (the record is not in force)", "relatedTo"
-            for target in _targets(text[match.end() :]):
+            for target in _targets(text, match.end()):
                 other = resolve(target, file)
                 if other is None or other == record_id:
                     continue
@@ -253,23 +267,29 @@ def _relations(
         yield Record("status", {"id": record_id, "status": "superseded"}, where)
 
 
-def _targets(rest: str) -> list[str]:
-    """The records a relation names: the links (or "ADR-12" numbers) up to the next relation
-    or the end of the sentence."""
-    following = _RELATION.search(rest)
-    rest = rest[: following.start()] if following else rest
-    cut = re.search(r"(?<!\d)\.(?:\s|$)|;", rest)
-    rest = rest[: cut.start()] if cut else rest
+def _targets(text: str, start: int) -> list[str]:
+    """The records a relation ending at ``start`` names: the links (or "ADR-12" numbers) up
+    to the next relation or the end of the sentence (read in place: a line of a thousand
+    relations is read once, not a thousand times)."""
+    following = _RELATION.search(text, start)
+    end = following.start() if following else len(text)
+    cut = _CUT.search(text, start, end)
+    end = cut.start() if cut else end
     found = []
-    for link in _LINK.finditer(rest):
+    for link in _LINK.finditer(text, start, end):
         path, wiki, number = link.groups()
         found.append(path or wiki or f"#{int(number)}")
     return found
 
 
 def _titled(body: str) -> list[tuple[str, str]]:
-    parts = re.split(r"^##\s+(.+?)\s*#*\s*$", body, flags=re.MULTILINE)
-    return [(t.strip(), x.strip()) for t, x in zip(parts[1::2], parts[2::2], strict=True)]
+    """Each ``##`` section's title (closing ``#`` left out) and text."""
+    headings = list(_HEADING.finditer(body))
+    ends = [h.start() for h in headings[1:]] + [len(body)] if headings else []
+    return [
+        (h.group(1).rstrip().rstrip("#").rstrip() or h.group(1).strip(), body[h.end() + 1 : end].strip())
+        for h, end in zip(headings, ends, strict=True)
+    ]
 
 
 def _items(text: str) -> list[str]:

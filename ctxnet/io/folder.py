@@ -36,7 +36,7 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 #: The largest front matter read (64 KiB).
 MAX_FRONT_MATTER_BYTES = 64 * 1024
 #: The most notes (decisions and parts of a split note included), and edges, one file makes.
-MAX_NOTES_PER_FILE = 500
+MAX_NOTES_PER_FILE = 1_000
 MAX_EDGES_PER_FILE = 5_000
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _SLUG = re.compile(r"[^A-Za-z0-9._:@-]+")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_INLINE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 @dataclass
@@ -34,7 +36,7 @@ class Record:
 def slug(text: str) -> str:
     """An id from a name: letters, digits and ``._:@-`` kept (what an id may hold), runs of
     anything else a ``-``."""
-    return _SLUG.sub("-", text.strip()).strip("-").lstrip("._:@")[:128] or "note"
+    return _SLUG.sub("-", text.strip()).lstrip("-._:@").rstrip("-")[:128] or "note"
 
 
 def split(record: Record, max_words: int) -> Iterator[Record]:
@@ -73,11 +75,13 @@ def parts(content: str, max_words: int) -> list[str]:
     for section in re.split(r"\n(?=#{1,6}\s)", content):
         for paragraph in re.split(r"\n\s*\n", section):
             words = paragraph.split()
-            while len(words) > max_words:  # a paragraph longer than a note: cut at words
-                blocks.append(" ".join(words[:max_words]))
-                words = words[max_words:]
-            if words:
-                blocks.append(paragraph.strip() if len(paragraph.split()) <= max_words else " ".join(words))
+            if not words:
+                continue
+            if len(words) <= max_words:
+                blocks.append(paragraph.strip())
+                continue
+            # a paragraph longer than a note: cut at words
+            blocks += [" ".join(words[at : at + max_words]) for at in range(0, len(words), max_words)]
     parts: list[str] = []
     current: list[str] = []
     size = 0
@@ -97,7 +101,7 @@ def without_code(body: str) -> str:
     """``body`` with fenced and inline code blanked (line numbers kept)."""
     lines, fence = [], ""
     for line in body.split("\n"):
-        opening = re.match(r"^\s*(`{3,}|~{3,})", line)
+        opening = _FENCE.match(line) if "`" in line or "~" in line else None
         if fence:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = ""
@@ -106,5 +110,5 @@ def without_code(body: str) -> str:
             fence = opening.group(1)
             lines.append("")
         else:
-            lines.append(re.sub(r"(`+)(?:(?!\1).)+?\1", lambda m: " " * len(m.group()), line))
+            lines.append(_INLINE.sub(lambda m: " " * len(m.group()), line) if "`" in line else line)
     return "\n".join(lines)

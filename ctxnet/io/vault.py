@@ -46,7 +46,9 @@ _TYPES = ("fact", "concept", "procedure", "decision")
 _SOURCES = ("docs", "conversation", "decision", "inferred")
 _OWN = {"id", "title", "type", "source", "confidence", "tags", "tag", "aliases", "alias", *EDGE_TYPES}
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+?)>?(?:\s+\"[^\"]*\")?\s*\)")
+# Linear in the text: no run can trade characters with the next (a line of 2 MiB of "["
+# took hours when the link's text could hold "[").
+_MDLINK = re.compile(r"(!?)\[[^\[\]\n]*+\]\([ \t]*<?([^()\s>]++)>?(?:[ \t]+\"[^\"\n]*+\")?[ \t]*\)")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 _INDEX = {"index", "readme", "_index", "toc", "summary", "_sidebar"}
 #: Files an embed or link names that are not notes.
@@ -235,9 +237,14 @@ def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
             for _, inner in links:
                 yield from _link(vault, note, inner, key if key in EDGE_TYPES else "relatedTo", where, edge)
     body = without_code(note.body)
+    line, counted, read = note.first_line, 0, set()
     for match in sorted([*_WIKILINK.finditer(body), *_MDLINK.finditer(body)], key=lambda m: m.start()):
+        if (match.re, match.groups()) in read:  # the same link again: the same edge
+            continue
+        read.add((match.re, match.groups()))
         embed, target = match.groups()
-        at = f"{note.name}:{note.first_line + body[: match.start()].count(chr(10))}"
+        line, counted = line + body.count("\n", counted, match.start()), match.start()
+        at = f"{note.name}:{line}"
         if match.re is _MDLINK:
             path = target.split("#")[0]
             if not path.lower().endswith(".md") or re.match(r"^[a-z][a-z0-9+.-]*:", path, re.IGNORECASE):
