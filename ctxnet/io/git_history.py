@@ -16,15 +16,23 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from dulwich.diff_tree import CHANGE_ADD, CHANGE_DELETE, CHANGE_RENAME, RenameDetector, tree_changes
+from dulwich.diff_tree import (
+    CHANGE_ADD,
+    CHANGE_COPY,
+    CHANGE_DELETE,
+    CHANGE_RENAME,
+    RenameDetector,
+    tree_changes,
+)
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
 #: The most commits read, newest first; files still undated past them stay undated.
 MAX_COMMITS = 100_000
 #: The most added and deleted files of one commit compared by content to find a rename
-#: (git's ``-M``); an exact rename (same content) is always found.
+#: (git's ``-M``, half the content alike); an exact rename (same content) is always found.
 MAX_RENAME_FILES = 100
+RENAME_SIMILARITY = 50
 
 
 @dataclass
@@ -59,7 +67,9 @@ def _walk(repo: Repo, files: list[Path]) -> dict[Path, str]:
         if resolved.is_relative_to(top):
             tracked[os.fsencode(resolved.relative_to(top).as_posix())] = file
     store = repo.object_store
-    detector = RenameDetector(store, max_files=MAX_RENAME_FILES, rewrite_threshold=None)
+    detector = RenameDetector(
+        store, rename_threshold=RENAME_SIMILARITY, max_files=MAX_RENAME_FILES, rewrite_threshold=None
+    )
     days: dict[Path, str] = {}
     for n, entry in enumerate(repo.get_walker()):
         commit = entry.commit
@@ -68,9 +78,10 @@ def _walk(repo: Repo, files: list[Path]) -> dict[Path, str]:
         if len(commit.parents) > 1:  # as git log: a merge lists no changes of its own
             continue
         before = _tree_of(store[commit.parents[0]]) if commit.parents else None
-        changes = list(tree_changes(store, before, commit.tree))
+        changes = list(tree_changes(store, before, commit.tree, paths=list(tracked)))  # ours alone first
         if not any(c.type == CHANGE_ADD and c.new is not None and c.new.path in tracked for c in changes):
             continue
+        changes = list(tree_changes(store, before, commit.tree))
         if any(c.type == CHANGE_DELETE for c in changes):  # an add may be a rename
             changes = detector.changes_with_renames(before, commit.tree)
         day = _day(commit)
@@ -78,7 +89,7 @@ def _walk(repo: Repo, files: list[Path]) -> dict[Path, str]:
             new = change.new.path if change.new is not None else None
             if new not in tracked:
                 continue
-            if change.type == CHANGE_RENAME and change.old is not None and change.old.path is not None:
+            if change.type in (CHANGE_RENAME, CHANGE_COPY) and change.old is not None and change.old.path:
                 tracked[change.old.path] = tracked.pop(new)  # older commits know it by its old name
             elif change.type == CHANGE_ADD:
                 days[tracked.pop(new)] = day
