@@ -41,6 +41,10 @@ LISTED = {
     "graph/knowledge/corrections.py:record": "inside a write its caller already narrowed; records the actor",
     "graph/knowledge/corrections.py:propose": "inside a write its caller already narrowed; records the actor",
     "graph/knowledge/edges.py:link": "inside a write its caller already narrowed (note create, proposals)",
+    "graph/knowledge/edges.py:person_word": (
+        "inside an edge write its caller already narrowed (connect, disconnect; undo refuses a "
+        "scoped key): records a person's word on the edge"
+    ),
     "graph/knowledge/edges.py:held_statuses": "inside a write its caller already narrowed (note edits)",
     "graph/knowledge/note_edits.py:NoteEdits.update": (
         "reads the note first through the read it is given (NoteService.get, which narrows): "
