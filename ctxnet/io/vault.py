@@ -236,6 +236,18 @@ def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
                 yield from edge(key, found.id if found else slug(str(item)), where)
             for _, inner in links:
                 yield from _link(vault, note, inner, key if key in EDGE_TYPES else "relatedTo", where, edge)
+    yield from _body_links(vault, note, edge)
+    if vault.flavour == "dendron":
+        parts = note.file.stem.split(".")
+        for n in range(len(parts) - 1, 0, -1):
+            parent = vault.by_name.get(".".join(parts[:n]).lower())
+            if parent:
+                yield from edge("relatedTo", parent[0].id, where, "hierarchy")
+                break
+
+
+def _body_links(vault: Vault, note: Note, edge: Any) -> Iterator[Record]:
+    """The edges of the links in a note's text (code left out), each link read once."""
     body = without_code(note.body)
     line, counted, read = note.first_line, 0, set()
     for match in sorted([*_WIKILINK.finditer(body), *_MDLINK.finditer(body)], key=lambda m: m.start()):
@@ -254,13 +266,6 @@ def _note_records(vault: Vault, note: Note, max_words: int) -> Iterator[Record]:
                 yield from edge("relatedTo", found.id, at)
             continue
         yield from _link(vault, note, target, "relatedTo", at, edge, embed=bool(embed))
-    if vault.flavour == "dendron":
-        parts = note.file.stem.split(".")
-        for n in range(len(parts) - 1, 0, -1):
-            parent = vault.by_name.get(".".join(parts[:n]).lower())
-            if parent:
-                yield from edge("relatedTo", parent[0].id, where, "hierarchy")
-                break
 
 
 def _link(
