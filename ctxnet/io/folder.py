@@ -65,7 +65,12 @@ def markdown_files(root: Path) -> tuple[list[Path], list[Record]]:
     folder, which is never descended."""
     files: list[Path] = []
     refused: list[Record] = []
-    for folder, folders, names in os.walk(root, followlinks=False):
+
+    def unreadable(error: OSError) -> None:
+        name = Path(error.filename).relative_to(root).as_posix() if error.filename else root.name
+        refused.append(Record("note", {}, where(name), f"a folder that cannot be read: {error.strerror}"))
+
+    for folder, folders, names in os.walk(root, onerror=unreadable, followlinks=False):
         here = Path(folder)
         for name in sorted(folders):
             if not name.startswith(".") and (here / name).is_symlink():

@@ -159,6 +159,23 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path: Path) -> None:
     assert ids(found) == {"note"}
 
 
+def test_a_folder_that_cannot_be_read_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "closed").mkdir()
+    (tmp_path / "closed" / "inside.md").write_text("Text.\n")
+    (tmp_path / "note.md").write_text("Text.\n")
+    scandir = os.scandir
+
+    def closed(path: str) -> object:  # as a folder without read permission answers (root reads any)
+        if Path(path).name == "closed":
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", closed)
+    found = list(read(tmp_path, 300))
+    assert refusals(found) == {"closed": "a folder that cannot be read: Permission denied"}
+    assert ids(found) == {"note"}
+
+
 #: Shapes that made the reader's patterns backtrack (quadratic or worse in a line), each
 #: filled to the size cap: before, 20,000 characters of the first took over 20 s.
 ADR = "## Context\n\nc\n\n## Decision\n\nd\n\n"
