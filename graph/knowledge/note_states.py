@@ -120,18 +120,35 @@ def read_snapshot(note: dict[str, Any]) -> dict[str, Any]:
     return snap
 
 
-def snapshot_state(snap: dict[str, Any]) -> dict[str, Any]:
-    """A deleted note as the journal keeps it: what an undo needs to bring it back (every
-    property it held, its labels, merges and edges; never its vector, which the delete's
-    mutation keeps beside the JSON)."""
-    return {k: v for k, v in snap.items() if v is not None and k not in {"embedding", "embeddingModel"}}
+def snapshot_state(snap: dict[str, Any], *, merges: int = 0) -> dict[str, Any]:
+    """A deleted note as the journal keeps it: every property it held and its labels, and how
+    many merge records its delete held (``mergesHeld``: found by the mutation's id) and edges
+    it journaled on their own (``edgesJournaled``: each an ``edge.disconnect`` of the same
+    write), so the entry is bounded by a note's own fields whatever it gathered; never its
+    vector, which the delete's mutation keeps beside the JSON."""
+    state = {k: v for k, v in snap.items() if v is not None and k not in _NOT_STATE}
+    return state | {"mergesHeld": merges, "edgesJournaled": len(snap.get("edges") or [])}
 
 
 #: What a label a note brings back from the journal looks like (the snapshot read it from
 #: the note as stored; the check keeps anything else out of the restore's labels).
 _LABEL = re.compile(r"^[A-Z][A-Za-z]{0,63}$")
 #: Keys of a snapshot that are not properties of the note.
-_NOT_PROPS = frozenset({"id", "labels", "times", "merges", "edges", "embedding", "embeddingModel"})
+_NOT_PROPS = frozenset(
+    {
+        "id",
+        "labels",
+        "times",
+        "merges",
+        "edges",
+        "embedding",
+        "embeddingModel",
+        "mergesHeld",
+        "edgesJournaled",
+    }
+)
+#: Keys of a snapshot the journal's state leaves out (the vector; what is kept elsewhere).
+_NOT_STATE = frozenset({"embedding", "embeddingModel", "merges", "edges"})
 
 
 def restorable(snapshot: dict[str, Any]) -> dict[str, Any]:

@@ -57,14 +57,22 @@ from graph.knowledge.models import (
     KnowledgeType,
     Proposed,
 )
+from graph.knowledge.note_edits import remove
 from graph.knowledge.note_states import (
     TEXT_FIELDS,
     read_snapshot,
     restorable,
-    snapshot_state,
 )
 from graph.knowledge.search import TenantSizes
-from graph.knowledge.undo_checks import check_loop, check_status, gone, guard, status_conflict, watched_notes
+from graph.knowledge.undo_checks import (
+    check_loop,
+    check_status,
+    deleted_edges,
+    gone,
+    guard,
+    status_conflict,
+    watched_notes,
+)
 
 #: Operations of the knowledge network an undo reverses, and what the undo is journaled as.
 INVERSE = {
@@ -198,6 +206,8 @@ class UndoService:
         correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None] | None
         correction = None
         change: tuple[dict[str, Any] | None, dict[str, Any] | None]
+        extra: list[journal.Change] = []  # a note's edges, journaled on their own
+        removal = None
         if op == "note.create":
             rows = await gated.run("queries/knowledge/note_snapshot", id=target, withEmbedding=True)
             snap = read_snapshot(rows[0]["note"])
@@ -206,11 +216,12 @@ class UndoService:
                 written = corrections.agent_written(snap)
                 if written:
                     correction = ("delete", written, snap, None, vector)
-            await gated.run("queries/knowledge/note_delete", id=target)
-            change = (snapshot_state(snap), None)
+            removal = await remove(gated, snap, approving)
+            change, extra = (removal.state, None), removal.edges
         elif op == "note.delete":
             assert before is not None and embedding is not None  # noqa: S101 - by _text
-            change = (None, await self._restore(gated, m, before, embedding))
+            state, extra = await self._restore(gated, m, before, embedding, approving)
+            change = (None, state)
         elif op == "note.update":
             assert before is not None and after is not None  # noqa: S101 - an update has both
             rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
@@ -278,12 +289,14 @@ class UndoService:
             assert before is not None  # noqa: S101 - a disconnect has its edge
             change = (None, await self._reconnect(gated, principal, m, before))
         *_, undo_id = await journal.record_many(gated, principal, [
-            *status_changes(was, await statuses(gated, watched), approving),
+            *status_changes(was, await statuses(gated, watched), approving), *extra,
             journal.Change(
                 op if op == "edge.connect" and before is not None else INVERSE[op], m["targetType"], target,
                 change[0], change[1], undoes=mutation_id, proposal_id=approving,
             ),
         ])  # fmt: skip
+        if removal is not None:
+            await removal.claim(gated, undo_id)
         await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
         if op == "edge.disconnect" or (op == "edge.connect" and before is None):  # not a confirmation
             await person_word(gated, principal, undo_id, removed=change[0], made=change[1])
@@ -300,12 +313,20 @@ class UndoService:
         return done
 
     async def _restore(
-        self, gated: Gated, m: dict[str, Any], snapshot: dict[str, Any], embedding: list[float]
-    ) -> dict[str, Any]:
-        """Bring a deleted note back; the state it is back in (edges only to notes that exist;
-        409 when its supersedes edges would close a loop with edges made since)."""
+        self,
+        gated: Gated,
+        m: dict[str, Any],
+        snapshot: dict[str, Any],
+        embedding: list[float],
+        approving: str | None,
+    ) -> tuple[dict[str, Any], list[journal.Change]]:
+        """Bring a deleted note back with the merge records its delete held and its edges to
+        notes that exist (409 when its supersedes edges would close a loop with edges made
+        since): the state it is back in, and an ``edge.connect`` for each edge brought back
+        (a delete from before edges were journaled on their own: inside the state)."""
+        removed = await deleted_edges(gated, m)
         edges = []
-        for i, e in enumerate(snapshot.get("edges") or []):
+        for i, e in enumerate(removed):
             if e["relType"] not in ALL_REL_TYPES:
                 continue  # only the four types are ever written back
             outgoing = e["sourceId"] == snapshot["id"]
@@ -314,17 +335,25 @@ class UndoService:
                 "relType": e["relType"], "createdAt": e.get("createdAt"), "source": e.get("source"),
                 "confidence": e.get("confidence"), "note": e.get("note"),
                 "createdByRole": e.get("createdByRole"), "createdByAgent": e.get("createdByAgent"),
+                "confirmedByPerson": e.get("confirmedByPerson"),
                 "validFrom": e.get("validFrom"), "validUntil": e.get("validUntil"),
             })  # fmt: skip
         note = restorable(snapshot)
         [row] = await gated.run(
             "queries/knowledge/note_restore", note=note, edges=edges, embedding=embedding,
-            tenantKey=tenant_key(gated.user_id), embeddingModel=self._embedder.model_id,
+            tenantKey=tenant_key(gated.user_id), embeddingModel=self._embedder.model_id, heldBy=m["id"],
         )  # fmt: skip
         kept = set(row["restored"])
         if any(e["relType"] == "SUPERSEDES" for e in edges):
             await check_loop(gated, m, snapshot["id"], f"bringing back {snapshot['id']!r}")
-        return snapshot | {"edges": [e for i, e in enumerate(snapshot.get("edges") or []) if i in kept]}
+        back = [e for i, e in enumerate(removed) if i in kept]
+        if "edges" in snapshot:
+            return snapshot | {"edges": back}, []
+        changes = [
+            journal.Change("edge.connect", "Edge", edge_target(e), None, edge_state(e), proposal_id=approving)
+            for e in back
+        ]
+        return snapshot, changes
 
     async def _reconnect(
         self, gated: Gated, principal: Principal, m: dict[str, Any], edge: dict[str, Any]

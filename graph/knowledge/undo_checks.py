@@ -10,6 +10,7 @@ transaction (:mod:`graph.knowledge.undo`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from graph.core import journal
@@ -31,9 +32,28 @@ async def watched_notes(gated: Gated, m: dict[str, Any]) -> list[str]:
         rows = await gated.run("queries/knowledge/note_snapshot", id=m["targetId"], withEmbedding=False)
         return superseded_by_snapshot(rows[0]["note"]) if rows else []
     if op == "note.delete":
-        return superseded_by_snapshot(before)
+        edges = await deleted_edges(gated, m)
+        return sorted(
+            {e["targetId"] for e in edges if e["relType"] == "SUPERSEDES" and e["sourceId"] == m["targetId"]}
+        )
     edge = after if op == "edge.connect" else before if op == "edge.disconnect" else {}
     return [edge["targetId"]] if edge.get("type") == EdgeType.SUPERSEDES.value else []
+
+
+async def deleted_edges(gated: Gated, m: dict[str, Any]) -> list[dict[str, Any]]:
+    """The edges the delete ``m`` of a note removed, each with its ``relType``: journaled on
+    their own in its write (or, for a delete from before, inside its entry)."""
+    before = m.get("before") or {}
+    if "edges" in before:
+        return [dict(e) for e in before["edges"]]
+    [row] = await gated.run(
+        "queries/knowledge/note_delete_edges", seq=m["seq"], part=m["part"], id=m["targetId"]
+    )
+    edges = []
+    for entry in row["edges"]:
+        edge = json.loads(entry["before"])
+        edges.append(edge | {"relType": EdgeType(edge["type"]).rel_type})
+    return edges
 
 
 async def guard(

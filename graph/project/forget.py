@@ -176,7 +176,9 @@ async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> Forge
     text: asyncio.Future[list[dict[str, Any]]] | None = None
     if together and p["jsonQuery"] is not None:
         text = asyncio.ensure_future(
-            _listed(run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"])
+            _listed(
+                run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"], query=p["query"]
+            )
         )
     try:
         return await _plan(run, match, p, text)
@@ -219,7 +221,9 @@ async def _plan(
     if text is not None:
         rows += await text
     elif p["jsonQuery"] is not None:
-        rows += await _listed(run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"])
+        rows += await _listed(
+            run, "queries/project/forget_match_journal_text", jsonQuery=p["jsonQuery"], query=p["query"]
+        )
     live = targets - set(match.ids or ())
     journal: set[str] = set()
     for row in rows:

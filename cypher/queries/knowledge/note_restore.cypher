@@ -1,7 +1,8 @@
 // Bring a deleted note back as the journal kept it (an undo of its delete): every property
 // it held ($note.props; those named in $note.times are times, kept as epoch milliseconds),
 // its labels ($note.labels: the note's own, as stored, checked by the caller), its merge
-// records, and its edges to notes that still exist (a supersedes edge marks its target
+// records (held by the delete's mutation $heldBy; an entry from before they were held keeps
+// them in $note.merges), and its edges to notes that still exist (a supersedes edge marks its target
 // superseded again). The id is free: the undo checked.
 MATCH (t:Tenant {userId: $userId})
 CREATE (n:Knowledge:$($note.labels) {userId: $userId, id: $note.id})
@@ -13,6 +14,11 @@ FOREACH (name IN $note.times | SET n[name] = datetime({epochMillis: $note.props[
 SET t.notes = t.notes + 1
 WITH n
 CALL db.create.setNodeVectorProperty(n, 'embedding', $embedding)
+CALL (n) {
+  MATCH (h:MergedNote {userId: $userId, heldBy: $heldBy})
+  CREATE (n)-[:MERGED_FROM]->(h)
+  REMOVE h.heldBy, h.heldNote
+}
 CALL (n) {
   UNWIND $note.merges AS m
   CREATE (n)-[:MERGED_FROM]->(:MergedNote {
@@ -37,7 +43,8 @@ CALL (n) {
   WITH e, r, endNode(r) AS target
   SET r.createdAt = datetime({epochMillis: e.createdAt}), r.source = e.source,
       r.confidence = e.confidence, r.note = e.note, r.createdByRole = e.createdByRole,
-      r.createdByAgent = e.createdByAgent, r.validFrom = e.validFrom, r.validUntil = e.validUntil
+      r.createdByAgent = e.createdByAgent, r.confirmedByPerson = e.confirmedByPerson,
+      r.validFrom = e.validFrom, r.validUntil = e.validUntil
   FOREACH (_ IN CASE WHEN e.relType = 'SUPERSEDES' AND target.status = 'active' THEN [1] ELSE [] END |
     SET target.status = 'superseded', target.updatedAt = datetime()
   )

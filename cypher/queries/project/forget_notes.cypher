@@ -45,6 +45,12 @@ CALL () {
   WHERE n.userId = $userId AND n.id IN $ids
   DETACH DELETE m
 }
+CALL () {
+  // and those an earlier delete of them held for its undo (its entry is scrubbed above)
+  MATCH (m:MergedNote {userId: $userId})
+  WHERE m.heldNote IN $ids
+  DETACH DELETE m
+}
 OPTIONAL MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 OPTIONAL MATCH (n)-[:SUPERSEDES]->(old:Knowledge)

@@ -1,12 +1,19 @@
 // Remove what a forget found besides the things themselves (forget_match_traces): scrub the
 // journal entries $mutationIds (they keep their place and sequence, lose their values and
-// any vector), and delete the corrections $correctionIds (with their acknowledgements) and
+// any vector, and the merge records a delete among them held), and delete the corrections
+// $correctionIds (with their acknowledgements) and
 // proposals $proposalIds. Safe to run again.
 CALL () {
   MATCH (m:Mutation)
   WHERE m.userId = $userId AND m.id IN $mutationIds AND m.scrubbed IS NULL
   SET m.before = null, m.after = null, m.scrubbed = true, m.vector = null, m.vectorModel = null
   RETURN count(m) AS scrubbed
+}
+CALL () {
+  // The merge records a scrubbed delete held for its undo go with its values.
+  MATCH (h:MergedNote {userId: $userId})
+  WHERE h.heldBy IN $mutationIds
+  DETACH DELETE h
 }
 CALL () {
   MATCH (c:Correction)
