@@ -170,7 +170,10 @@ async def test_every_way_to_widen_a_scope_fails(make_caller: MakeCaller) -> None
     for method, path in (("get", "/v1/threads"), ("get", "/v1/insights"), ("get", "/v1/profile"),
                          ("get", "/v1/proposals"), ("post", "/v1/context/user")):  # fmt: skip
         refused = await scoped.http.request(method, path, json={"query": "x"} if method == "post" else None)
-        assert refused.status_code == 403, (path, refused.text)
+        assert refused.status_code == 403 and refused.json()["error"]["field"] == "scope", (
+            path,
+            refused.text,
+        )
     other = await scoped.http.post("/v1/sessions", json={"agentId": "writer"})
     assert other.status_code == 403 and other.json()["error"]["field"] == "agentId"
     threaded = await scoped.http.post("/v1/sessions", json={"threadId": "any-thread"})

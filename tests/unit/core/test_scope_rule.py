@@ -16,6 +16,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
+from graph.core.errors import Forbidden
+from graph.core.principals import Principal, Role, Scope
+from graph.core.scopes import require_unscoped
+
 ROOT = Path(__file__).resolve().parents[3]
 #: What a function does with a principal's scope that counts as keeping the rule.
 NARROWING = {"scope", "sees", "sees_agent", "agent_view"}
@@ -215,3 +221,12 @@ def test_the_check_sees_a_method_without_the_rule() -> None:
         "sample.py:Things.handed_to_nothing",
         "sample.py:Things.other_name",
     ]
+
+
+def test_the_refusal_names_the_keys_scope_and_what_was_asked() -> None:
+    require_unscoped(Principal(user_id="u", role=Role.HUMAN), "the profile")  # unscoped: nothing
+    scoped = Principal(user_id="u", role=Role.AGENT, agent_id="a", scope=Scope(tags=("billing",)))
+    with pytest.raises(Forbidden) as refused:
+        require_unscoped(scoped, "the profile")
+    assert refused.value.field == "scope"
+    assert "tag:billing" in refused.value.message and "the profile" in refused.value.message
