@@ -26,6 +26,9 @@ from tests.support.sweep import every_item, seed_everything, state_outside
 #: The fields a desk edit form keeps as the page showed them.
 EDITED = ("title", "content")
 NOTE_LINK = re.compile(r"/desk/notes/([A-Za-z0-9][A-Za-z0-9._@:-]*)")
+#: A journal entry as the timeline and a note's history show it; a decision on the project page.
+ENTRY = re.compile(r'id="m-([0-9a-f]+)"')
+DECISION = re.compile(r'data-decision="([^"]*)"')
 
 
 def _csrf(html: str) -> str:
@@ -95,6 +98,7 @@ async def test_a_scoped_persons_desk_gets_no_more_than_the_api_gives_its_key(
     # What the API gives this key: its notes; 403 for decisions; no undo of the outside delete.
     visible = {n["id"] for n in await every_item(scoped, "/v1/knowledge")}
     assert visible == {"inside-1", "inside-2"}
+    entries = {m["id"] for m in await every_item(scoped, "/v1/mutations")}
     assert (await scoped.http.get("/v1/decisions")).status_code == 403
     undo = await scoped.http.post(f"/v1/mutations/{ids['deleted_mutation']}/undo")
     assert undo.status_code in (403, 404), undo.text
@@ -107,6 +111,7 @@ async def test_a_scoped_persons_desk_gets_no_more_than_the_api_gives_its_key(
             f"desk routes the sweep cannot place (teach tests/support/desk_sweep.py): {unplaced}"
         )
         linked: set[str] = set()
+        shown_entries: set[str] = set()
         answered: dict[tuple[str, str], set[int]] = {}
         for call in calls:
             answer = await client.request(call.method, call.url, params=call.query, data=call.form)
@@ -117,6 +122,13 @@ async def test_a_scoped_persons_desk_gets_no_more_than_the_api_gives_its_key(
             shown = set(NOTE_LINK.findall(answer.text))
             assert shown <= visible, ("the desk links notes the API does not give this key", where, shown)
             linked |= shown
+            journaled = set(ENTRY.findall(answer.text))
+            assert journaled <= entries, ("the desk shows entries the API does not give this key", where)
+            assert not DECISION.findall(answer.text), (
+                "the desk shows decisions the API refuses this key",
+                where,
+            )
+            shown_entries |= journaled
             if call.method == "POST":
                 assert answer.status_code in (403, 404), (
                     "a form reached outside the scope",
@@ -135,6 +147,7 @@ async def test_a_scoped_persons_desk_gets_no_more_than_the_api_gives_its_key(
     assert set(answered) == every, every - set(answered)
     assert len(every) + len(EXEMPT) >= 10
     assert linked & visible, "no page linked a note inside the scope"
+    assert shown_entries, "no page showed the journal inside the scope"
     # Nothing outside the scope changed; the deleted note stays deleted.
     assert (await alice.http.get(f"/v1/knowledge/{ids['deleted']}")).status_code == 404
     after = await state_outside(alice, ids, ("proj",), agent="no agent of this sweep")
