@@ -2,10 +2,12 @@
 the desk and opens every page and submits every form of it (walked from the app's desk
 routes by tests/support/desk_sweep.py, each aimed at alice's things outside the scope), and
 gets no more than the API gives that key: nothing outside the scope on any page, every form
-on an outside thing refused, and alice's memory outside the scope unchanged."""
+on an outside thing refused (the forms sent at once, beside the API's undo of the same
+delete), and alice's memory outside the scope unchanged."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import uuid
@@ -18,7 +20,7 @@ import httpx
 from api.app import create_app
 from graph.core.principals import Scope
 from tests.integration.conftest import Caller, MakeCaller
-from tests.support.desk_sweep import EXEMPT, desk_calls, desk_routes
+from tests.support.desk_sweep import EXEMPT, DeskCall, desk_calls, desk_routes
 from tests.support.servers import ApiProcess
 from tests.support.sweep import every_item, seed_everything, state_outside
 
@@ -113,8 +115,19 @@ async def test_a_scoped_persons_desk_gets_no_more_than_the_api_gives_its_key(
         linked: set[str] = set()
         shown_entries: set[str] = set()
         answered: dict[tuple[str, str], set[int]] = {}
-        for call in calls:
-            answer = await client.request(call.method, call.url, params=call.query, data=call.form)
+
+        async def send(call: DeskCall) -> httpx.Response:
+            return await client.request(call.method, call.url, params=call.query, data=call.form)
+
+        pages = [c for c in calls if c.method == "GET"]
+        forms = [c for c in calls if c.method != "GET"]
+        done = [(call, await send(call)) for call in pages]
+        # Every form at once, beside the API's undo of the same delete by the same key.
+        undone = f"/v1/mutations/{ids['deleted_mutation']}/undo"
+        sent = await asyncio.gather(*map(send, forms), *(scoped.http.post(undone) for _ in range(3)))
+        assert all(a.status_code in (403, 404) for a in sent[len(forms) :]), [a.text for a in sent]
+        done += list(zip(forms, sent[: len(forms)], strict=True))
+        for call, answer in done:
             where = (call.method, call.url, call.query, call.form)
             answered.setdefault((call.method, call.template), set()).add(answer.status_code)
             assert answer.status_code < 500, (where, answer.text[:500])
