@@ -17,7 +17,7 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from api.deps import Services, get_services
-from api.desk.diff import diff
+from api.desk.diff import budgeted, diff
 from api.desk.signin import COOKIE, DeskSession, SessionStore, cookie, tokens_match
 from api.errors import STATUS
 from graph.core import errors
@@ -64,6 +64,18 @@ def when(value: Any) -> str:
 
 ENV.filters["when"] = when
 ENV.globals["diff"] = diff
+
+
+async def render(template: str, context: dict[str, Any]) -> str:
+    """A page's template rendered in a worker thread, not on the event loop: what a page
+    shows grows with what agents stored (long texts, their diffs), and a page that took the
+    loop would stall every request of the process. Its word diffs share one budget."""
+
+    def rendered() -> str:
+        budgeted()  # in the thread's copy of the context: this page's alone
+        return ENV.get_template(template).render(context)
+
+    return await asyncio.to_thread(rendered)
 
 
 class DeskRoute(APIRoute):
@@ -138,10 +150,14 @@ class Desk:
         """A full page: the header with the inbox's counts and the agent picker, then
         ``template``."""
         counts, agents = await asyncio.gather(self.counts(), self.agents())
-        body = ENV.get_template(template).render(
-            desk=self, view=self.agent, counts=counts, agents=agents, csrf=self.session.csrf, **context
-        )
-        return HTMLResponse(body, status_code=status)
+        shown = {
+            "desk": self,
+            "view": self.agent,
+            "counts": counts,
+            "agents": agents,
+            "csrf": self.session.csrf,
+        }
+        return HTMLResponse(await render(template, shown | context), status_code=status)
 
     def fragment(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         """A part of a page, for htmx to swap in."""
