@@ -315,6 +315,21 @@ class BridgeService:
                 "list them all with GET /v1/pending-actions"
             )
         draft = self._draft(agent.id, topic, row, found, config, now)
+        # Counting grows with the stored text (each piece, then the block as pieces drop):
+        # a worker thread's work, not the event loop's.
+        tokens, text = await asyncio.to_thread(self._fitted, draft, budget, now)
+        return {
+            **answer,
+            "text": text,
+            "tokens": tokens,
+            "sections": self._sections(draft),
+            "dropped": [{"section": p.section, "id": p.id, "tokens": p.tokens} for p in draft.dropped],
+            "reason": None,
+            "warnings": warnings,
+        }
+
+    def _fitted(self, draft: Draft, budget: int, now: datetime) -> tuple[int, str]:
+        """The block within ``budget`` (:func:`fit`), its tokens and its text."""
         tokens = fit(draft, budget, self._counter.count)
         if draft.dropped and not any(draft.sections.values()):
             draft.header = (
@@ -322,15 +337,7 @@ class BridgeService:
                 f"{budget} tokens; {len(draft.dropped)} items were left out."
             )
             tokens = self._counter.count(render(draft))
-        return {
-            **answer,
-            "text": render(draft),
-            "tokens": tokens,
-            "sections": self._sections(draft),
-            "dropped": [{"section": p.section, "id": p.id, "tokens": p.tokens} for p in draft.dropped],
-            "reason": None,
-            "warnings": warnings,
-        }
+        return tokens, render(draft)
 
     @staticmethod
     def _draft(

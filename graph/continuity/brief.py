@@ -186,16 +186,14 @@ class BriefService:
         )
         if not items:
             header += "\n\nNothing stored is relevant to this task."
-        count = self._counter.count
-        for item in items:
-            item.tokens = count(item.text + "\n")
-        whole = count(render(header, items))
-        kept, dropped = self._fit(header, items, token_budget, whole)
-        text = render(header, kept)
+        # Counting grows with the stored text: a worker thread's work, not the event loop's.
+        kept, dropped, whole, text, tokens = await asyncio.to_thread(
+            self._counted, header, items, token_budget
+        )
         return {
             "task": task,
             "text": text,
-            "tokens": count(text),
+            "tokens": tokens,
             "tokenBudget": token_budget,
             "tokenBudgetHint": whole,
             "tokenizer": self._counter.name,
@@ -205,6 +203,19 @@ class BriefService:
             },  # fmt: skip
             "dropped": [{"section": i.section, "id": i.id, "tokens": i.tokens} for i in dropped],
         }
+
+    def _counted(
+        self, header: str, items: list[Item], budget: int
+    ) -> tuple[list[Item], list[Item], int, str, int]:
+        """Each item counted, then those that fit ``budget`` (:meth:`_fit`): kept, dropped,
+        the whole text's tokens, the text kept and its tokens."""
+        count = self._counter.count
+        for item in items:
+            item.tokens = count(item.text + "\n")
+        whole = count(render(header, items))
+        kept, dropped = self._fit(header, items, budget, whole)
+        text = render(header, kept)
+        return kept, dropped, whole, text, count(text)
 
     def _fit(self, header: str, items: list[Item], budget: int, whole: int) -> tuple[list[Item], list[Item]]:
         """Drop the least relevant items until the text is within ``budget``."""
