@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
 from api.desk.base import Desk, DeskDep, DeskRoute
+from graph.core.errors import InvalidInput
 from graph.core.values import check_id
 from graph.project.models import ProjectKind
 
@@ -46,11 +47,16 @@ def chains(decisions: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 async def _instructions(desk: Desk, agents: list[str]) -> list[dict[str, Any]]:
-    return list(
-        await asyncio.gather(
-            *(desk.services.agent_docs.instructions(desk.principal, a, INSTRUCTIONS_BUDGET) for a in agents)
-        )
-    )
+    return list(await asyncio.gather(*(_instructed(desk, a) for a in agents)))
+
+
+async def _instructed(desk: Desk, agent: str) -> dict[str, Any]:
+    """What ``agent`` is instructed now, or why that does not fit the budget (base
+    instructions an agent stored past it): said on the page, not a page that fails."""
+    try:
+        return await desk.services.agent_docs.instructions(desk.principal, agent, INSTRUCTIONS_BUDGET)
+    except InvalidInput as exc:
+        return {"agentId": agent, "refused": exc.message}
 
 
 @router.get("/project")
