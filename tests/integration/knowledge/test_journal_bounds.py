@@ -1,9 +1,9 @@
 """A journal entry is bounded by the fields of what it records, never by what that thing
 gathered: a note's delete keeps its merge records where they are (held by the delete's
 mutation, restored by its undo) and journals each edge on its own, so a note that folded
-in 320 restatements of ~19,000 characters (250 words of 75 letters) and holds 120 edges with 2,000-character notes
-deletes into an entry the size of the note; the undo brings all of it back exactly, and a
-forget of text inside a held merge record removes that record."""
+in 320 restatements of ~19,000 characters (250 words of 75 letters) and holds 120 edges
+with 2,000-character notes deletes into an entry the size of the note; the undo brings
+all of it back exactly, and a forget of text inside a held merge record removes that record."""
 
 from __future__ import annotations
 
@@ -49,9 +49,10 @@ async def test_a_hub_notes_delete_is_journaled_within_its_bound_and_undone_exact
     vector = (await alice.http.get("/v1/knowledge/hub", params={"includeEmbedding": "true"})).json()[
         "embedding"
     ]
+    words = f"{'x' * 75} " * 250
     for part in range(2):
         twins = [
-            {"title": hub["title"], "content": f"{hub['content']} Restated {part}-{i}: " + f"{'x' * 75} " * 250,
+            {"title": hub["title"], "content": f"{hub['content']} Restated {part}-{i}: " + words,
              "type": "fact", "embedding": vector, "dedupe": True}
             for i in range(MERGES // 2)
         ]  # fmt: skip
