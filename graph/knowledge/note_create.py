@@ -29,7 +29,7 @@ from graph.knowledge.edges import link
 from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewNote
 from graph.knowledge.note_states import create_payload, created_state
 from graph.knowledge.search import TenantSizes
-from graph.knowledge.updates import compare
+from graph.knowledge.updates import compare_many
 from graph.knowledge.valid_time import note_validity
 from graph.knowledge.views import created_note_view, note_view
 
@@ -270,9 +270,11 @@ class NoteCreation:
                 }
         rows, merge_rows = [], []
         changes: list[journal.Change] = []
-        for p in fresh:
+        pairs = [
+            (twin_text[merges[p.index].node_id], p.note.content) if p.index in merges else None for p in fresh
+        ]
+        for p, change in zip(fresh, await compare_many(pairs), strict=True):
             twin = merges.get(p.index)
-            change = None if twin is None else compare(twin_text[twin.node_id], p.note.content)
             if twin is not None and change is not None:
                 # A near-twin that changes a value is a new fact beside the old, never folded in.
                 kind = EdgeType.SUPERSEDES if change.supersedes else EdgeType.CONFLICTS_WITH
