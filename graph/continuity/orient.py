@@ -20,6 +20,7 @@ seconds per process, so a burst of session starts does not repeat it.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
@@ -176,7 +177,9 @@ class OrientService:
             wanted["your last session's topics"] = " ".join(
                 [last.get("topic") or "", *(last.get("topics") or [])]
             )
-        skills = relevant_skills(found["skills"], wanted, starting=True)
+        # Every skill's name, trigger and tags are read for words: that grows with the skills
+        # stored, so a worker thread does it, not the event loop.
+        skills = await asyncio.to_thread(relevant_skills, found["skills"], wanted, True)
         return {
             "syncStatus": {
                 "neo4j": "reachable",
