@@ -4,6 +4,7 @@ notices), and the settings that say which are told."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +107,9 @@ async def affected_threads(
         closest = notifying.closest(base, TEXT_THREADS)
         read = await run_rows(tx, "queries/project/decision_thread_texts", userId=user_id, ids=closest)
         texts = {r["id"]: r["text"] for r in read}
-        return notifying.tell(candidates, rule, terms, texts, config.max_threads, base)
+        # The words of up to 50 threads' texts (about 1 MB at most): a worker thread's work.
+        return await asyncio.to_thread(
+            notifying.tell, candidates, rule, terms, texts, config.max_threads, base
+        )
 
     return [t.view() for t in await db.read_tx(work)]

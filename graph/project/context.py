@@ -43,6 +43,7 @@ and refuses a loop.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import uuid
 from collections.abc import Awaitable, Callable
@@ -167,7 +168,9 @@ class ProjectContextService:
         if entry.kind is ProjectKind.DECISION:
             known = await self._known_agents(principal)
             if self._notify.max_threads:
-                terms = notifying.decision_words(entry.title, entry.body, entry.consequences, entry.tags)
+                terms = await asyncio.to_thread(  # up to 60,000 characters read for words
+                    notifying.decision_words, entry.title, entry.body, entry.consequences, entry.tags
+                )
                 sides = await DecisionVectors.of(vectors, texts, self._second)
                 threads = await affected_threads(
                     self._db, principal.user_id, sides, terms, agents, self._notify
