@@ -100,10 +100,16 @@ async def guard(
 
 async def _edge_held(gated: Gated, m: dict[str, Any]) -> str | None:
     """What holds an edge an agent's undo of ``m`` would change: a person made or confirmed
-    the edge it removes (or whose confirmation it takes back): :data:`PERSON_WRITTEN
+    the edge it removes (or whose confirmation it takes back, or that goes with the note
+    whose create it undoes): :data:`PERSON_WRITTEN
     <graph.knowledge.corrections.PERSON_WRITTEN>`; a person removed the edge it makes again:
     their correction. ``""`` for nothing held (``None`` is a person's own word)."""
     op, before, after = m["op"], m.get("before"), m.get("after")
+    if op == "note.create":  # the undo deletes the note, and its edges with it
+        rows = await gated.run("queries/knowledge/note_snapshot", id=m["targetId"], withEmbedding=False)
+        edges = rows[0]["note"]["edges"] if rows else []
+        said = any(e.get("createdByRole") == "human" or e.get("confirmedByPerson") for e in edges)
+        return corrections.PERSON_WRITTEN if said else ""
     edge = after if op == "edge.connect" else before if op == "edge.disconnect" else None
     if edge is None:
         return ""

@@ -206,3 +206,24 @@ async def test_a_persons_undo_of_a_connect_is_their_removal(make_caller: MakeCal
     ]
     assert correction["status"] == "retired"
     assert (await agent.http.delete("/v1/knowledge/a/connections/relatedTo/b")).status_code == 202
+
+
+async def test_an_agent_does_not_take_a_persons_edge_away_with_a_note(make_caller: MakeCaller) -> None:
+    agent, person = await pair(make_caller, "a", "b")
+    made = await agent.http.post(
+        "/v1/knowledge",
+        json={"id": "c", "title": "C", "content": "Fact c holds.", "type": "fact", "dedupe": False},
+    )
+    assert made.status_code == 201
+    assert (
+        await person.http.post("/v1/knowledge/c/connections", json={"type": "dependsOn", "targetId": "a"})
+    ).status_code == 201
+    deleted = await agent.http.delete("/v1/knowledge/c")
+    assert deleted.status_code == 202 and "edge" in deleted.json()["proposal"]["fields"], deleted.text
+    [create] = (await person.http.get("/v1/mutations", params={"targetId": "c", "limit": 50})).json()[
+        "items"
+    ][-1:]
+    assert create["op"] == "note.create"
+    undone = await agent.http.post(f"/v1/mutations/{create['id']}/undo")
+    assert undone.status_code == 202 and "edge" in undone.json()["proposal"]["fields"], undone.text
+    assert await edges(person, "c") == [("c", "dependsOn", "a")]
