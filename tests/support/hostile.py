@@ -1,12 +1,16 @@
 """Hostile text for the tests that store it everywhere: the shapes that made CPU work grow
 with what an agent wrote (runs of spaces, repeated and alternating tokens, 20,000 characters,
 mixed scripts, markup, the review's diff probe), request bodies that carry them in every free
-text field of an operation, and a clock on ``/health`` in a thread of its own."""
+text field of an operation, and a clock on ``/health`` in a process of its own."""
 
 from __future__ import annotations
 
-import threading
+import json
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -121,37 +125,52 @@ class CallLog:
         )
 
 
+#: The clock's own process: ``GET /health`` over and over until the stop file exists, then
+#: each answer's (asked, seconds) as JSON; a timeout counts as the timeout.
+_CLOCK = """
+import json, pathlib, sys, time
+import httpx
+url, stop, timeout = sys.argv[1], pathlib.Path(sys.argv[2]), float(sys.argv[3])
+seen = []
+with httpx.Client(base_url=url, timeout=timeout) as client:
+    while not stop.exists():
+        started = time.perf_counter()
+        try:
+            ok = client.get("/health").status_code == 200
+        except httpx.TimeoutException:
+            ok = False
+        seen.append((started, time.perf_counter() - started if ok else timeout))
+        time.sleep(0.02)
+print(json.dumps(seen))
+"""
+
+
 class HealthClock:
-    """Times ``GET /health`` over and over from a thread of its own (so the test's own loop
-    does not delay it) while the block runs: :attr:`worst` is the slowest answer, seconds."""
+    """Times ``GET /health`` over and over from a process of its own (so nothing the test
+    does delays it; ``time.perf_counter`` is the system's monotonic clock, shared) while the
+    block runs: :attr:`worst` is the slowest answer, seconds."""
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
         #: Each answer: when it was asked (``time.perf_counter()``) and how long it took.
         self.times: list[float] = []
         self.asked: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        with httpx.Client(base_url=self.base_url, timeout=TIMEOUT) as client:
-            while not self._stop.is_set():
-                started = time.perf_counter()
-                try:
-                    ok = client.get("/health").status_code == 200
-                except httpx.TimeoutException:
-                    ok = False  # a loop held past the timeout: counted as the timeout
-                self.asked.append(started)
-                self.times.append(time.perf_counter() - started if ok else TIMEOUT)
-                self._stop.wait(0.02)
+        self._folder = tempfile.TemporaryDirectory()
+        self._stop = Path(self._folder.name) / "stop"
+        self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> HealthClock:
-        self._thread.start()
+        command = [sys.executable, "-c", _CLOCK, self.base_url, str(self._stop), str(TIMEOUT)]
+        self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=120)
+        assert self._process is not None
+        self._stop.touch()
+        out, _ = self._process.communicate(timeout=TIMEOUT + 30)
+        self._folder.cleanup()
+        seen = json.loads(out) if out.strip() else []
+        self.asked, self.times = [a for a, _ in seen], [t for _, t in seen]
 
     @property
     def worst(self) -> float:
