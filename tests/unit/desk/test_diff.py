@@ -91,6 +91,26 @@ def test_the_pieces_give_back_both_texts(old: list[str], new: list[str]) -> None
     assert all(a.kind != b.kind for a, b in zip(pieces, pieces[1:], strict=False))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_long_texts_with_anchors_give_back_both_texts(data: st.DataObject) -> None:
+    vocabulary = [f"w{i}" for i in range(data.draw(st.integers(2, 400)))]
+    old = data.draw(st.lists(st.sampled_from(vocabulary), max_size=700))
+    edits = data.draw(
+        st.lists(st.tuples(st.integers(0, 700), st.sampled_from([*vocabulary, "new"])), max_size=40)
+    )
+    new = list(old)
+    for at, word in edits:  # a few words put in, taken out or changed
+        if new and at % 3 == 0:
+            del new[at % len(new)]
+        elif new and at % 3 == 1:
+            new[at % len(new)] = word
+        else:
+            new.insert(at % (len(new) + 1), word)
+    pieces = words(" ".join(old), " ".join(new))
+    assert sides(pieces) == (old, new)
+
+
 def _shapes() -> dict[str, tuple[str, str]]:
     """The worst shapes at the cap: repeated words, alternating ones, and unique words every
     few (anchors) with repeated words between them, which the bounded match handles last."""
