@@ -312,6 +312,8 @@ def _count(kind: str, results: list[dict[str, Any]], report: Report, batch: list
         if kind == "edges":
             if result["created"]:
                 report.edges_created += 1
+            elif result.get("proposal"):  # held by a person's word: waits for them
+                report.proposed += 1
             else:
                 report.edges_existing += 1
         elif result["outcome"] == "proposed":

@@ -287,3 +287,31 @@ async def test_two_imports_of_one_user_at_once(
     assert first.created + second.created == 7  # each note made once, whoever came first
     notes, edges = await graph_of(alice)
     assert len(notes) == 7 and ("billing", "dependsOn", "auth") in edges
+
+
+async def test_an_agents_import_of_an_edge_a_person_removed_is_reported_proposed(
+    make_caller: MakeCaller, api: ApiProcess, tmp_path: Path
+) -> None:
+    """An edge a person removed comes back through an agent's import as the API answers it,
+    a proposal for the person, and the report says so: not created, not already there."""
+    alice = await make_caller(Role.HUMAN)
+    agent = await make_caller(Role.AGENT, agent_id="importer", user_id=alice.user_id)
+    for note_id in ("ia", "ib", "ic"):
+        made = await alice.http.post("/v1/knowledge", json={
+            "id": note_id, "title": note_id, "content": f"The note {note_id}.", "type": "fact", "dedupe": False})  # fmt: skip
+        assert made.status_code == 201, made.text
+    linked = await alice.http.post("/v1/knowledge/ia/connections", json={"type": "dependsOn", "targetId": "ib"})
+    assert linked.status_code == 201, linked.text
+    removed = await alice.http.delete(
+        "/v1/knowledge/ia/connections/dependsOn/ib", headers={"X-Change-Reason": "ia no longer needs ib"}
+    )
+    assert removed.status_code == 204, removed.text
+    source = tmp_path / "edges.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in (
+        {"sourceId": "ia", "type": "dependsOn", "targetId": "ib"},  # removed by alice: held
+        {"sourceId": "ia", "type": "relatedTo", "targetId": "ic"},  # new: made
+    )))  # fmt: skip
+    async with AsyncClient(api.base_url, agent.key) as cn:
+        report = (await run_import(source, cn, progress=io.StringIO())).view()
+    assert report["edgesCreated"] == 1 and report["proposed"] == 1 and report["edgesExisting"] == 0, report
+    assert (await graph_of(alice))[1] == {("ia", "relatedTo", "ic")}
