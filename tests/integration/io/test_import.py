@@ -297,10 +297,11 @@ async def test_an_agents_import_of_an_edge_a_person_removed_is_reported_proposed
     alice = await make_caller(Role.HUMAN)
     agent = await make_caller(Role.AGENT, agent_id="importer", user_id=alice.user_id)
     for note_id in ("ia", "ib", "ic"):
-        made = await alice.http.post("/v1/knowledge", json={
-            "id": note_id, "title": note_id, "content": f"The note {note_id}.", "type": "fact", "dedupe": False})  # fmt: skip
+        body = {"id": note_id, "title": note_id, "content": f"The note {note_id}.", "type": "fact"}
+        made = await alice.http.post("/v1/knowledge", json=body | {"dedupe": False})
         assert made.status_code == 201, made.text
-    linked = await alice.http.post("/v1/knowledge/ia/connections", json={"type": "dependsOn", "targetId": "ib"})
+    edge = {"type": "dependsOn", "targetId": "ib"}
+    linked = await alice.http.post("/v1/knowledge/ia/connections", json=edge)
     assert linked.status_code == 201, linked.text
     removed = await alice.http.delete(
         "/v1/knowledge/ia/connections/dependsOn/ib", headers={"X-Change-Reason": "ia no longer needs ib"}
