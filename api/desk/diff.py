@@ -24,7 +24,7 @@ from typing import Any
 HIDDEN = frozenset({"embedding", "userId", "seq", "vector", "embeddingModel"})
 #: The most tokens either side of one field may have to be diffed word by word.
 MAX_TOKENS = 2_000
-#: The longest stretch (both sides together) handed to difflib.
+#: The longest stretch (both sides together) matched word for word by a common-subsequence table.
 SMALL = 32
 #: How deep anchors may nest (a stretch's own unique words, within a stretch, ...).
 DEPTH = 32
@@ -119,7 +119,7 @@ def _match(a: list[str], b: list[str], span: Span, ops: list[Op], depth: int) ->
 
 
 def _middle(a: list[str], b: list[str], span: Span, ops: list[Op], depth: int) -> None:
-    """The part between the common ends: small, by difflib; else between unique anchors."""
+    """The part between the common ends: small, by the exact table; else between unique anchors."""
     i1, i2, j1, j2 = span
     if i1 == i2 or j1 == j2 or depth >= DEPTH:
         ops.append(("replace", i1, i2, j1, j2))
