@@ -60,7 +60,7 @@ async def note_page(desk: DeskDep, note_id: str) -> HTMLResponse:
     return await desk.page(
         "note.html",
         note=note,
-        was={name: digest(note.get(name)) for name in EDITED},
+        was={name: digest(note.get(name), name) for name in EDITED},
         note_id=note_id,
         edges=edges,
         more_edges=more_edges is not None,
@@ -74,14 +74,20 @@ def _back(desk: Desk, note_id: str, message: str | None = None) -> Response:
     return RedirectResponse(desk.url(f"/notes/{note_id}", done=message), status_code=303)
 
 
-def digest(text: str | None) -> str:
-    """What the edit form keeps of a field's value as the page showed it: its sha256, line
-    breaks as a browser sends them back from a textarea taken as plain ``\\n``."""
-    return hashlib.sha256(_lines(text or "").encode("utf-8")).hexdigest()
+def digest(text: str | None, name: str = "content") -> str:
+    """What the edit form keeps of a field's value as the page showed it: the sha256 of it as
+    a browser sends it back (:func:`as_sent`)."""
+    return hashlib.sha256(as_sent(text or "", name).encode("utf-8")).hexdigest()
 
 
-def _lines(text: str) -> str:
-    return text.replace("\r\n", "\n")
+def as_sent(text: str, name: str) -> str:
+    """A field's text as the edit form gives it back untouched: a title's ``<input>`` drops
+    every CR and LF (HTML's value sanitizing), a ``<textarea>`` turns a lone CR and CRLF into
+    a line break sent as CRLF, taken here as ``\\n``. What the person sent and what is stored
+    are both compared in this form, so a field the person did not touch is never "changed"."""
+    if name == "title":
+        return text.replace("\r", "").replace("\n", "")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 async def _changes(
@@ -93,16 +99,16 @@ async def _changes(
     stored = await desk.services.knowledge.notes.get(desk.principal, note_id)
     changed: dict[str, str] = {}
     for name, value in given.items():
-        shown = was.get(name) or digest(stored.get(name))
-        if digest(value) == shown:
+        shown = was.get(name) or digest(stored.get(name), name)
+        if digest(value, name) == shown:
             continue
-        if digest(stored.get(name)) != shown:
+        if digest(stored.get(name), name) != shown:
             raise Conflict(
                 f"the note's {name} was changed since this page was loaded; nothing was saved. "
                 "Reload the page to see it, and make your change again",
                 field=name,
             )
-        changed[name] = _lines(value)
+        changed[name] = as_sent(value, name)
     return changed
 
 

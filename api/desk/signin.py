@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -97,13 +98,19 @@ def clear_cookie(request: Request, response: Response, name: str) -> None:
     )  # fmt: skip
 
 
+#: The exact label an earlier version gave a desk session key it minted:
+#: ``desk:<expires epoch>:<signing key id, or "-" without one>`` (``f"{LABEL}:{expires}:{signer or '-'}"``,
+#: the signer a key id ``key_<hex>``). A person's own key labelled otherwise (``desk:2025``,
+#: ``desk:laptop``) is theirs, never taken for one.
+_MINTED = re.compile(rf"{re.escape(LABEL)}:([1-9][0-9]{{8,10}}):(key_[0-9a-f]{{1,32}}|-)")
+
+
 def _parse(label: str | None) -> tuple[int, str] | None:
-    """A minted desk key's label (``desk:<expires>:<signer>``), or ``None``."""
-    kind, _, rest = (label or "").partition(":")
-    expires, _, signer = rest.partition(":")
-    if kind != LABEL or not expires.isdigit():
+    """A minted desk key's label (``desk:<expires>:<signer>``, exactly), or ``None``."""
+    found = _MINTED.fullmatch(label or "")
+    if found is None:
         return None
-    return int(expires), signer
+    return int(found.group(1)), found.group(2)
 
 
 class SessionStore:

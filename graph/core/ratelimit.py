@@ -105,9 +105,11 @@ class SignInThrottle:
     refuses the subject (:meth:`check`) until one more would fit, without reading the
     database; another process learns it from its own next failure of that subject. So all
     processes together try at most the allowance plus one key per other process in a window.
-    The user of a failure is the one whose key the typed secret is (revoked, or an agent's)
-    or looks like (the prefix ``ctxnet keys list`` shows); the process remembers that prefix,
-    so a later attempt with it is refused for the user too without a read."""
+    The user of a failure is the person whose key the typed secret is (revoked or not) or, when
+    it is no key, looks like (a person's key's prefix, as ``ctxnet keys list`` shows it); the
+    process remembers that prefix, so a later attempt with it is refused for the user too
+    without a read. An agent's key, or a desk session's secret, counts against its client
+    only: an agent that types its own key cannot lock its person out."""
 
     def __init__(
         self,
@@ -156,6 +158,7 @@ class SignInThrottle:
                 "queries/core/signin_fail",
                 subject=subject,
                 window=int(window),
+                span=allowance.seconds,
                 userId=user if subject.startswith("signin:user:") else None,
             )
             previous, current = int(row["previous"]), int(row["current"])

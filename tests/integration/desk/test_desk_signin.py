@@ -6,6 +6,7 @@ that writes only the fields the person changed, refusing one changed under them.
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 import secrets
 import uuid
@@ -95,12 +96,10 @@ async def test_wrong_keys_against_one_person_from_many_clients_are_refused_past_
     api: ApiProcess, make_caller: MakeCaller
 ) -> None:
     person = await make_caller()
-    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
     other = await make_caller()
     # Each attempt from a new address: the client limit never bites; the person's does. A
-    # wrong key bearing the person's key prefix counts against them, and so does their agent's.
-    assert (await sign_in(api, agent.key, a_client())).status_code == 403
-    for _ in range(USER_FAILURES - 1):
+    # wrong key bearing the person's key prefix counts against them.
+    for _ in range(USER_FAILURES):
         assert (await sign_in(api, a_wrong_key(like=person.key), a_client())).status_code == 401
     refused = await sign_in(api, person.key, a_client())
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1, refused.text
@@ -108,6 +107,42 @@ async def test_wrong_keys_against_one_person_from_many_clients_are_refused_past_
     # its client only.
     assert (await sign_in(api, other.key, a_client())).status_code == 303
     assert (await sign_in(api, a_wrong_key(), a_client())).status_code == 401
+
+
+async def test_an_agent_typing_its_own_key_never_locks_its_person_out(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """An agent's key is refused at the desk (403), and the refusal counts against the client
+    that typed it only: an agent cannot spend its person's sign-in budget, from any number of
+    addresses. Nor can a wrong key bearing only the agent key's prefix."""
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    clients = [a_client() for _ in range(4)]
+    for n in range(15):
+        refused = await sign_in(api, agent.key, clients[n % len(clients)])
+        assert refused.status_code == 403, (n, refused.status_code, refused.text[:300])
+    for client in clients:
+        assert (await sign_in(api, a_wrong_key(like=agent.key), client)).status_code in (401, 429)
+    # The person's own key opens the desk, at once, from an address of its own.
+    assert (await sign_in(api, person.key, a_client())).status_code == 303
+    # The agent's client is still held by its own failures.
+    assert (await sign_in(api, person.key, clients[0])).status_code == 429
+
+
+async def test_a_persons_key_labelled_like_desk_is_theirs_not_an_old_session_key(
+    api: ApiProcess, make_caller: MakeCaller, db: Database
+) -> None:
+    """Only the exact label an earlier version minted (``desk:<epoch>:<key id or ->``) marks an
+    old session key: a person's own key labelled ``desk:2025`` signs in, and a sign-in with
+    another of their keys leaves it standing."""
+    person = await make_caller()
+    keys = ApiKeys(db)
+    mine, secret = await keys.create(person.user_id, Role.HUMAN, label="desk:2025")
+    other, _ = await keys.create(person.user_id, Role.HUMAN, label="desk:2025:laptop")
+    assert (await sign_in(api, secret, a_client())).status_code == 303
+    assert (await sign_in(api, person.key, a_client())).status_code == 303
+    standing = {k.id for k in await keys.list(person.user_id)}
+    assert {mine.id, other.id} <= standing
 
 
 async def test_signing_in_mints_no_key_and_keeps_one_session_per_key(
@@ -205,13 +240,20 @@ async def test_cookies_are_host_prefixed_over_https_and_plain_on_local_http(
 
 
 def _form(html: str) -> dict[str, str]:
-    """The edit form's fields as a browser would post them untouched (a textarea's first line
-    break is the markup's; line breaks come back as CRLF)."""
+    """The edit form's fields as a browser would post them untouched: the markup's CR and CRLF
+    read as LF, a title's ``<input>`` value without its line breaks, a textarea's first line
+    break the markup's and its line breaks sent back as CRLF."""
     fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html))
     title = re.search(r'<input id="title" name="title" value="([^"]*)"', html)
     content = re.search(r'<textarea id="content" name="content" required>\n(.*?)</textarea>', html, re.S)
     assert title and content, html[:500]
-    return {**fields, "title": title.group(1), "content": content.group(1).replace("\n", "\r\n")}
+    shown_title = _parsed(title.group(1)).replace("\n", "")
+    return {**fields, "title": shown_title, "content": _parsed(content.group(1)).replace("\n", "\r\n")}
+
+
+def _parsed(markup: str) -> str:
+    """Text as a browser's HTML parser reads it: CRLF and CR become LF, references resolved."""
+    return html.unescape(markup.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 async def _agent_note(
@@ -256,6 +298,31 @@ async def test_a_desk_title_fix_writes_only_the_title(api: ApiProcess, make_call
         for n in (desk_note, api_note)
     ]
     assert answers[0] == answers[1], answers
+
+
+async def test_a_content_fix_leaves_an_agents_title_with_a_line_break_the_agents(
+    api: ApiProcess, make_caller: MakeCaller
+) -> None:
+    """A title holding a line break comes back from the form's <input> without it, and a lone
+    CR in the content comes back as CRLF: neither is a change the person made. A content-only
+    fix writes the content alone; the title stays the agent's, line break and all."""
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="scribe", user_id=person.user_id)
+    note_id = f"breaks-{uuid.uuid4().hex[:6]}"
+    await _agent_note(agent, note_id, title="Billing\nretries", content="Billing retries\rtwice & more.")
+    async with desk_of(api, person) as (client, _):
+        form = _form((await client.get(f"/desk/notes/{note_id}")).text)
+        assert form["title"] == "Billingretries", form
+        # Saving it untouched saves nothing: neither field looks changed.
+        same = await client.post(f"/desk/notes/{note_id}/edit", data=form)
+        assert same.status_code == 303 and "done=unchanged" in same.headers["location"]
+        fixed = await client.post(
+            f"/desk/notes/{note_id}/edit", data={**form, "content": "Billing retries\r\nthrice."}
+        )
+        assert fixed.status_code == 303 and "done=saved" in fixed.headers["location"], fixed.text
+    note = (await person.http.get(f"/v1/knowledge/{note_id}")).json()
+    assert note["title"] == "Billing\nretries" and note["content"] == "Billing retries\nthrice."
+    assert note["writtenBy"]["personFields"] == ["content"]
 
 
 async def test_a_desk_edit_refuses_to_overwrite_what_changed_under_it(

@@ -32,6 +32,17 @@ def test_a_diff_lists_only_changed_fields_and_hides_vectors() -> None:
 def test_the_session_keys_sign_ins_once_minted_are_told_by_their_labels() -> None:
     assert _parse(f"{LABEL}:1900000000:key_abc") == (1_900_000_000, "key_abc")
     assert _parse("my laptop") is None and _parse(None) is None and _parse("desk:soon:key") is None
+    assert _parse(f"{LABEL}:1900000000:-") == (1_900_000_000, "-")
+    # Only that exact shape: a person's own key labelled "desk:..." otherwise is theirs.
+    for own in (
+        "desk:2025",
+        "desk:2025:",
+        "desk:2025:laptop",
+        "desk:1900000000:key_abc:x",
+        "desk:1900000000:key_ABC",
+        " desk:1900000000:-",
+    ):
+        assert _parse(own) is None, own
 
 
 def test_csrf_tokens_are_per_secret_and_compared_in_constant_time() -> None:

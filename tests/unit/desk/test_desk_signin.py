@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import pytest
 
-from api.desk.notes import digest
+from api.desk.notes import as_sent, digest
 from graph.core.db import Database
 from graph.core.errors import RateLimited
 from graph.core.ratelimit import Allowance, SignInThrottle, free_in
@@ -92,3 +92,8 @@ async def test_a_failure_past_the_allowance_is_answered_429() -> None:
 def test_the_edit_form_digest_takes_a_browsers_line_breaks_as_the_stored_ones() -> None:
     assert digest("a\r\nb") == digest("a\nb") != digest("a b")
     assert digest(None) == digest("")
+    # A lone CR comes back from a textarea as a line break; a title's <input> drops CR and LF.
+    assert digest("a\rb") == digest("a\r\nb") == digest("a\nb")
+    assert digest("Line\nTwo", "title") == digest("LineTwo", "title") == digest("Line\r\nTwo", "title")
+    assert digest("Line\nTwo", "title") != digest("Line Two", "title")
+    assert as_sent("a\rb\r\nc", "content") == "a\nb\nc" and as_sent("a\r\nb", "title") == "ab"
