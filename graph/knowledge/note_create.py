@@ -26,9 +26,10 @@ from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
 from graph.knowledge.dedupe import find_twins
 from graph.knowledge.edges import link
-from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewNote
+from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewEdge, NewNote
 from graph.knowledge.note_states import create_payload, created_state
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.update_links import linked, removed_links, update_kind, update_rows
 from graph.knowledge.updates import compare_many
 from graph.knowledge.valid_time import note_validity
 from graph.knowledge.views import created_note_view, note_view
@@ -273,18 +274,26 @@ class NoteCreation:
         pairs = [
             (twin_text[merges[p.index].node_id], p.note.content) if p.index in merges else None for p in fresh
         ]
-        for p, change in zip(fresh, await compare_many(pairs), strict=True):
+        compared = await compare_many(pairs)
+        kinds = {
+            p.index: update_kind(change.supersedes)
+            for p, change in zip(fresh, compared, strict=True)
+            if p.index in merges and change is not None
+        }
+        wanted = {i: NewEdge(pending[i].node_id, kind, merges[i].node_id) for i, kind in kinds.items()}
+        removed = await removed_links(gated, wanted) if guarded else {}
+        for p, change in zip(fresh, compared, strict=True):
             twin = merges.get(p.index)
             if twin is not None and change is not None:
                 # A near-twin that changes a value is a new fact beside the old, never folded in.
-                kind = EdgeType.SUPERSEDES if change.supersedes else EdgeType.CONFLICTS_WITH
-                holders = held.get(twin.node_id, {})
-                contested = set(holders) & {"title", "content", "status"}
-                if contested:  # what a person wrote or corrected is not superseded by an agent
+                kind, holders = kinds[p.index], held.get(twin.node_id, {})
+                # What a person wrote or corrected is not superseded by an agent, nor is an
+                # update's edge a person removed made again.
+                by = {k: holders[k] for k in sorted(set(holders) & {"title", "content", "status"})}
+                if by := by | removed.get(p.index, {}):
                     proposals[p.index] = await self._propose_create(
-                        gated, principal, p, {kind.value: twin.node_id}, contested,
-                        [holders[k] for k in contested], batch,
-                    )  # fmt: skip
+                        gated, principal, p, {kind.value: twin.node_id}, by, by.values(), batch
+                    )
                     continue
                 updates[p.index] = (twin.node_id, kind, ", ".join(sorted(change.kinds)))
                 twin = None
@@ -366,14 +375,7 @@ class NoteCreation:
         if merge_rows:
             await gated.run("queries/knowledge/notes_merge_into", merges=merge_rows, **actor)
         if updates:  # each update's edge to the note it changes, journaled after the merges
-            links = [
-                {
-                    "index": i, "sourceId": pending[i].node_id, "targetId": twin, "relType": kind.rel_type,
-                    "source": pending[i].note.source.value, "confidence": pending[i].note.confidence,
-                    "note": f"an update: its {why} changed",
-                }
-                for i, (twin, kind, why) in sorted(updates.items())
-            ]  # fmt: skip
+            links = update_rows([(q.node_id, q.note) for q in pending], updates)
             changes += await link(gated, principal, links, approving)
         await journal.record_many(gated, principal, changes)
         others = sorted({node_id for node_id, _, _ in outcome.values()} - set(nodes))
@@ -396,8 +398,8 @@ class NoteCreation:
                 created=outcome[i][1],
                 merged_into=outcome[i][2],
                 already_merged=i in merged_earlier,
-                supersedes=_linked(updates, i, EdgeType.SUPERSEDES),
-                conflicts_with=_linked(updates, i, EdgeType.CONFLICTS_WITH),
+                supersedes=linked(updates, i, EdgeType.SUPERSEDES),
+                conflicts_with=linked(updates, i, EdgeType.CONFLICTS_WITH),
             )
             for i in range(len(pending))
         ]
@@ -444,12 +446,6 @@ class NoteCreation:
             # takes this text away later has it read again (corrections.read_stored).
             "vectorSupplied": True if p.note.embedding is not None else None,
         }
-
-
-def _linked(updates: dict[int, tuple[str, EdgeType, str]], index: int, kind: EdgeType) -> str | None:
-    """The note an update of this kind links the note at ``index`` to, if any."""
-    twin, linked, _ = updates.get(index, (None, None, None))
-    return twin if linked == kind else None
 
 
 def _revives(principal: Principal, twin: dict[str, Any]) -> dict[str, Any]:

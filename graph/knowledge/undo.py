@@ -38,7 +38,7 @@ from graph.core.db import Database
 from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
-from graph.core.principals import Principal
+from graph.core.principals import Principal, Role
 from graph.core.scopes import require_unscoped
 from graph.core.tenancy import tenant_key
 from graph.knowledge import corrections
@@ -358,8 +358,10 @@ class UndoService:
     async def _reconnect(
         self, gated: Gated, principal: Principal, m: dict[str, Any], edge: dict[str, Any]
     ) -> dict[str, Any]:
-        """Create a removed edge again (409 when one of its notes is gone, or for a loop of
-        supersedes edges)."""
+        """Create a removed edge again, as it was: its maker and a person's word on it as the
+        removal journaled them (an entry from before they were journaled: the undoer's), and
+        a person's undo is their word on an agent's edge (409 when one of its notes is gone, or
+        for a loop of supersedes edges)."""
         ends = [edge["sourceId"], edge["targetId"]]
         [found] = await gated.run("queries/knowledge/notes_existing_ids", ids=ends, scope=None)
         if set(found["ids"]) != set(ends):
@@ -369,7 +371,11 @@ class UndoService:
             "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"], "relType": kind.rel_type,
             "source": edge.get("source"), "confidence": edge.get("confidence"), "note": edge.get("note"),
             "validFrom": edge.get("validFrom"), "validUntil": edge.get("validUntil"),
+            "createdByRole": edge.get("createdByRole"), "createdByAgent": edge.get("createdByAgent"),
         }  # fmt: skip
+        by_agent = (edge.get("createdByRole") or principal.role.value) != Role.HUMAN.value
+        if edge.get("confirmedByPerson") or (by_agent and not corrections.is_agent(principal)):
+            row["confirmedByPerson"] = True
         [created] = await gated.run(
             "queries/knowledge/edges_create",
             rows=[row],

@@ -1,6 +1,8 @@
 // Create typed edges between a user's notes (idempotent; conflictsWith is one edge either way).
 // The relationship type is checked against the four allowed ones before it gets here. Valid
-// time (validFrom, validUntil: epoch milliseconds) is absent when open.
+// time (validFrom, validUntil: epoch milliseconds) is absent when open. The edge is the
+// writer's ($role, $agentId) unless its row names its maker (an undo bringing back a removed
+// edge as it was: row.createdByRole, row.createdByAgent, row.confirmedByPerson).
 UNWIND $rows AS row
 MATCH (a:Knowledge {userId: $userId, id: row.sourceId})
 MATCH (b:Knowledge {userId: $userId, id: row.targetId})
@@ -11,7 +13,9 @@ CALL (a, b, row, rev) {
   WITH * WHERE rev IS NULL
   MERGE (a)-[r:$(row.relType)]->(b)
     ON CREATE SET r.createdAt = datetime(), r.source = row.source, r.confidence = row.confidence,
-                  r.note = row.note, r.createdByRole = $role, r.createdByAgent = $agentId,
+                  r.note = row.note, r.createdByRole = coalesce(row.createdByRole, $role),
+                  r.createdByAgent = CASE WHEN row.createdByRole IS NULL THEN $agentId ELSE row.createdByAgent END,
+                  r.confirmedByPerson = row.confirmedByPerson,
                   r.validFrom = row.validFrom, r.validUntil = row.validUntil
   RETURN r
   UNION

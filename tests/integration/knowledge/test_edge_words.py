@@ -7,9 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.desk.test_desk_http import desk_of
+from tests.integration.knowledge.seeding import status_of
+from tests.integration.knowledge.test_updates import NEW, OLD
 from tests.support.servers import ApiProcess
 
 
@@ -227,3 +231,92 @@ async def test_an_agent_does_not_take_a_persons_edge_away_with_a_note(make_calle
     undone = await agent.http.post(f"/v1/mutations/{create['id']}/undo")
     assert undone.status_code == 202 and "edge" in undone.json()["proposal"]["fields"], undone.text
     assert await edges(person, "c") == [("c", "dependsOn", "a")]
+
+
+#: A near-twin of a value (cosine 0.96) whose quarter changed too: which is current is unclear.
+BUDGET = "the marketing budget for the product launch campaign in Germany and Austria is {} for the quarter."
+#: (the old value, the new, the edge the new one's create makes, the fields the re-create holds:
+#: a person's removal of a supersedes edge also made its note active, their word on its status)
+UPDATES = [
+    (OLD, NEW, "supersedes", ["edge", "status"]),
+    (f"Budget Q3: {BUDGET.format('50,000 euros')}", f"Budget Q4: {BUDGET.format('80,000 euros')}",
+     "conflictsWith", ["edge"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("before", "after", "kind", "held"), UPDATES, ids=["supersedes", "conflictsWith"])
+async def test_an_update_does_not_make_again_an_edge_a_person_removed(
+    make_caller: MakeCaller, before: str, after: str, kind: str, held: list[str]
+) -> None:
+    """Review: an agent's re-create of a near-twin that changes a value (its edge made in the
+    create) is the re-creation of an edge a person removed: a proposal."""
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    person = await make_caller(Role.HUMAN, user_id=agent.user_id)
+    new = {"id": "x", "title": "Fact", "content": after, "type": "fact"}
+    old = {"id": "t", "title": "Fact", "content": before, "type": "fact"}
+    assert (await agent.http.post("/v1/knowledge", json=old)).status_code == 201
+    made = await agent.http.post("/v1/knowledge", json=new)
+    assert made.status_code == 201 and made.json()[kind] == "t", made.text
+    gone = await person.http.delete(
+        f"/v1/knowledge/x/connections/{kind}/t", headers={"X-Change-Reason": "both values hold"}
+    )
+    assert gone.status_code == 204 and await status_of(person, "t") == "active"
+    [correction] = (await person.http.get("/v1/corrections", params={"targetId": f"x {kind} t"})).json()[
+        "items"
+    ]
+    assert (await agent.http.delete("/v1/knowledge/x")).status_code == 204  # its own note
+    again = await agent.http.post("/v1/knowledge", json=new)
+    assert again.status_code == 202, again.text
+    proposal = again.json()["proposal"]
+    assert (proposal["op"], proposal["fields"]) == ("note.create", held)
+    assert correction["id"] in proposal["correctionIds"]
+    assert await status_of(person, "t") == "active"
+    assert await edges(person, "t") == []
+    assert (await person.http.get("/v1/knowledge/x")).status_code == 404
+    # A person's approval writes it all: the note, its edge, the status the edge flips.
+    assert (await person.http.post(f"/v1/proposals/{proposal['id']}/approve")).status_code == 200
+    assert await edges(person, "t") == [("x", kind, "t")]
+    assert await status_of(person, "t") == ("superseded" if kind == "supersedes" else "active")
+
+
+async def removal(caller: Caller, key: str) -> dict[str, Any]:
+    """The newest mutation of an edge, which the test has just removed."""
+    [entry] = (await caller.http.get("/v1/mutations", params={"targetId": key, "limit": 1})).json()["items"]
+    assert entry["op"] == "edge.disconnect", entry
+    return dict(entry)
+
+
+async def test_an_undone_removal_brings_the_edge_back_as_it_was(make_caller: MakeCaller) -> None:
+    """Review: a removal journals the edge's maker and a person's word on it, and its undo
+    brings the edge back as theirs, not as the undoer's."""
+    agent, person = await pair(make_caller, "a", "b", "c")
+    bot = await make_caller(Role.AGENT, agent_id="bot", user_id=agent.user_id)
+    # A person's edge, removed by them and brought back by their undo: theirs again.
+    body = {"type": "dependsOn", "targetId": "b"}
+    assert (await person.http.post("/v1/knowledge/a/connections", json=body)).status_code == 201
+    assert (await person.http.delete("/v1/knowledge/a/connections/dependsOn/b")).status_code == 204
+    entry = await removal(person, "a dependsOn b")
+    assert entry["before"]["createdByRole"] == "human"
+    assert (await person.http.post(f"/v1/mutations/{entry['id']}/undo")).status_code == 200
+    assert (await agent.http.delete("/v1/knowledge/a/connections/dependsOn/b")).status_code == 202
+    # An agent's edge a person confirmed: the removal keeps both, the undo restores both.
+    body = {"type": "relatedTo", "targetId": "c"}
+    assert (await agent.http.post("/v1/knowledge/a/connections", json=body)).status_code == 201
+    assert (await person.http.post("/v1/knowledge/a/connections", json=body)).status_code == 200
+    assert (await person.http.delete("/v1/knowledge/a/connections/relatedTo/c")).status_code == 204
+    entry = await removal(person, "a relatedTo c")
+    kept = {k: entry["before"].get(k) for k in ("createdByRole", "createdByAgent", "confirmedByPerson")}
+    assert kept == {"createdByRole": "agent", "createdByAgent": "scribe", "confirmedByPerson": True}
+    assert (await person.http.post(f"/v1/mutations/{entry['id']}/undo")).status_code == 200
+    assert (await agent.http.delete("/v1/knowledge/a/connections/relatedTo/c")).status_code == 202
+    assert (await person.http.delete("/v1/knowledge/a/connections/relatedTo/c")).status_code == 204
+    again = await removal(person, "a relatedTo c")
+    assert {k: again["before"].get(k) for k in kept} == kept  # the agent's still, not the person's
+    # One agent's removal undone by another: the edge is still the first agent's.
+    body = {"type": "relatedTo", "targetId": "b"}
+    assert (await agent.http.post("/v1/knowledge/a/connections", json=body)).status_code == 201
+    assert (await agent.http.delete("/v1/knowledge/a/connections/relatedTo/b")).status_code == 204
+    entry = await removal(agent, "a relatedTo b")
+    assert (await bot.http.post(f"/v1/mutations/{entry['id']}/undo")).status_code == 200
+    assert (await bot.http.delete("/v1/knowledge/a/connections/relatedTo/b")).status_code == 204
+    assert (await removal(agent, "a relatedTo b"))["before"]["createdByAgent"] == "scribe"
