@@ -4,7 +4,8 @@ Approving applies the write as the approving person, in the same transaction tha
 the proposal approved (its mutations carry the proposal's id, and the proposal lists
 them); a write that no longer applies (the note is gone, the undo is blocked) fails with
 its usual 404 or 409 and leaves the proposal pending. Rejecting only records the decision.
-Only people decide: an agent key gets 403. Both decisions are journaled.
+Only people decide: an agent's key gets 403 for a decision, and a scoped key for every
+operation here (a proposal may reach past the scope). Both decisions are journaled.
 
 Proposals of writes outside the knowledge network (the profile's ``profile.*``, project
 context's ``project.*``) are applied by the service that owns them, handed to

@@ -6,15 +6,19 @@ makes (``undoes`` names the mutation; undoing the undo redoes it):
 ==================  ==========================================================
 undone              what the undo does (journaled as)
 ==================  ==========================================================
-``note.create``     deletes the note, with the usual cascade (``note.delete``)
+``note.create``     deletes the note as a delete does (``note.delete``): its merge
+                    records held by the entry, each of its edges an
+                    ``edge.disconnect`` of the same write
 ``note.delete``     brings it back: fields, creator, merge records, and edges to
                     notes that still exist (``note.create``); embedded again
 ``note.update``     puts the fields back (``note.update``)
 ``note.merge``      removes the merge record, confidence and tags as before
                     (``note.unmerge``), and the other way round
-``edge.connect``    removes the edge (``edge.disconnect``), and the other way round;
-                    a person's confirmation (a connect with a ``before``) is taken
-                    back (``edge.connect``, from confirmed to as it was)
+``edge.connect``    removes the edge (``edge.disconnect``), and the other way round
+                    (as it was: its maker and a person's confirmation; a person's
+                    undo is their word on an agent's edge); a person's confirmation
+                    (a connect with a ``before``) is taken back (``edge.connect``,
+                    from confirmed to as it was)
 ``note.status``     not alone: 409 naming the edge's write it followed
 ==================  ==========================================================
 
@@ -24,8 +28,10 @@ mutation of the same fields (of the same edge), or a restore that would break an
 invariant (an edge to a note deleted since, an id taken since, a conflict made the other
 way, a loop of supersedes edges, a status the supersedes edges forbid), is a 409 naming
 the blocking mutation, and nothing is half-undone. An agent's undo that would change what
-a person corrected (fields, a status, a fact they deleted) becomes a proposal; undoing a
-correction retires it. Those checks live in :mod:`graph.knowledge.undo_checks`.
+a person corrected (fields, a status, a fact they deleted) or said of an edge (it removes an
+edge a person made or confirmed, or a note carrying one; it makes again an edge a person
+removed) becomes a proposal; undoing a correction retires it. Those checks live in
+:mod:`graph.knowledge.undo_checks`.
 """
 
 from __future__ import annotations
