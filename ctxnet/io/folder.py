@@ -11,6 +11,9 @@ importer refuses").
 * **Text.** UTF-8, else refused with the line of the first byte that is not.
 * **Front matter.** At most :data:`MAX_FRONT_MATTER_BYTES` of YAML, with no aliases: a few
   hundred bytes of nested ``&a`` / ``*a`` expand into millions of values.
+* **The folder.** At most :data:`MAX_FILES` Markdown files and :data:`MAX_FOLDER_BYTES` of
+  them are read by one import (an import holds what it read until it is sent); past either,
+  one report entry names the first file left out, and what was read before it imports.
 * **Yield.** One file makes at most :data:`MAX_NOTES_PER_FILE` notes and
   :data:`MAX_EDGES_PER_FILE` edges; past either it is refused whole, never half-imported.
 
@@ -25,7 +28,7 @@ import stat
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -38,6 +41,9 @@ MAX_FRONT_MATTER_BYTES = 64 * 1024
 #: The most notes (decisions and parts of a split note included), and edges, one file makes.
 MAX_NOTES_PER_FILE = 1_000
 MAX_EDGES_PER_FILE = 5_000
+#: The most Markdown files one import reads, and the most bytes of them (512 MiB).
+MAX_FILES = 100_000
+MAX_FOLDER_BYTES = 512 * 1024 * 1024
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
@@ -77,8 +83,39 @@ def markdown_files(root: Path) -> tuple[list[Path], list[Record]]:
                 said = f"a link to a folder ({shown(os.readlink(here / name))}): not followed"
                 refused.append(Record("note", {}, where((here / name).relative_to(root).as_posix()), said))
         folders[:] = sorted(n for n in folders if not n.startswith(".") and not (here / n).is_symlink())
-        files += [here / n for n in names if n.endswith(".md") and not n.startswith(".")]
+        files += [here / n for n in sorted(names) if n.endswith(".md") and not n.startswith(".")]
+        if len(files) > MAX_FILES:  # the walk stops: a folder of millions of files is not listed
+            first = files[MAX_FILES].relative_to(root).as_posix()
+            said = (
+                f"more than {MAX_FILES:,} Markdown files, the most one import reads: {shown(first)}"
+                " and the files after it (folders in name order) not read (import the folder in parts)"
+            )
+            refused.append(Record("note", {}, where(root.name), said))
+            del files[MAX_FILES:]
+            break
     return sorted(files), refused
+
+
+def over_folder(name: str, left: int) -> Record:
+    """The report entry of the first file past :data:`MAX_FOLDER_BYTES` (``left`` follow it)."""
+    said = (
+        f"the folder's Markdown passes {MAX_FOLDER_BYTES:,} bytes, the most one import reads:"
+        f" this file and the {left:,} after it not read (import the folder in parts)"
+    )
+    return Record("note", {}, where(name), said)
+
+
+def open_regular(file: Path) -> BinaryIO:
+    """``file`` opened to read bytes, or :class:`Refused` when it is not a regular file (opened
+    without waiting: a named pipe so opened returns at once, and is refused)."""
+    try:
+        handle = os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb")
+    except OSError as exc:
+        raise Refused(f"cannot be opened: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise Refused("not a regular file (a pipe, a device or a socket): not read")
+    return handle
 
 
 def read_text(file: Path, root: Path) -> str:
@@ -88,14 +125,8 @@ def read_text(file: Path, root: Path) -> str:
         raise Refused("its name holds a control character: not read")
     if file.is_symlink() and not file.resolve().is_relative_to(root.resolve()):
         raise Refused(f"a link to outside the folder ({shown(os.readlink(file))}): not read")
-    try:  # never blocks: a pipe opened so returns at once, and is refused below
-        handle = os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb")
-    except OSError as exc:
-        raise Refused(f"cannot be opened: {exc.strerror}") from None
-    with handle:
+    with open_regular(file) as handle:
         info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise Refused("not a regular file (a pipe, a device or a socket): not read")
         if info.st_size > MAX_FILE_BYTES:
             raise Refused(
                 f"{info.st_size:,} bytes, more than {MAX_FILE_BYTES:,}, the most a file may be: not read"

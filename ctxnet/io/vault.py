@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from ctxnet.io import folder as bounds
 from ctxnet.io.adr import decision_record, is_decision, is_template, record_date, sections
 from ctxnet.io.folder import Refused, bounded, front_matter, read_text, where
 from ctxnet.io.git_history import first_seen
@@ -69,6 +70,7 @@ class Note:
     first_line: int
     id: str = ""
     problem: str | None = None
+    size: int = 0  # the bytes read
 
 
 @dataclass
@@ -119,8 +121,14 @@ class Vault:
 def read_vault(root: Path, files: list[Path], max_words: int) -> Iterator[Record]:
     """Every record of a folder (or one file) of Markdown, in file order."""
     vault = Vault(root, [], _flavour(root))
-    for file in files:
-        vault.notes.append(_read(file, root))
+    total = 0
+    for index, file in enumerate(files):
+        note = _read(file, root)
+        total += note.size
+        if total > bounds.MAX_FOLDER_BYTES:  # what was read before it still imports
+            yield bounds.over_folder(note.name, len(files) - index - 1)
+            break
+        vault.notes.append(note)
     _assign_ids(vault)
     decision_folders = {
         n.file.parent for n in vault.notes if n.problem is None and is_decision(sections(n.body))
@@ -292,11 +300,12 @@ def _link(
 def _read(file: Path, root: Path) -> Note:
     name = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.name
     try:  # one bad file is one rejected record, not a failed import (ctxnet.io.folder)
-        text = read_text(file, root).lstrip("\ufeff").replace("\r\n", "\n")
+        read = read_text(file, root)
+        text = read.lstrip("\ufeff").replace("\r\n", "\n")
         meta, front, body, first_line = front_matter(text)
     except Refused as refused:
         return Note(file, name, {}, "", "", refused.line, problem=refused.reason)
-    return Note(file, name, meta, front, body, first_line)
+    return Note(file, name, meta, front, body, first_line, size=len(read.encode()))
 
 
 def _assign_ids(vault: Vault) -> None:
