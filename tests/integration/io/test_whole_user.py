@@ -80,17 +80,17 @@ def same_but_the_restore_entry(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 async def quiet(db: Database, caller: Caller) -> None:
     """Wait until every thread's gist is made (the background refresh writes to the user)."""
-    for _ in range(400):
+    for _ in range(1_200):  # 60 s at most: under the full suite on 2 cores, 20 s was missed twice
         [row] = await inspect(
             db,
             "MATCH (t:Thread) WHERE t.userId = $user AND coalesce(t.embeddedSeq, -1) <> t.messageCount "
-            "RETURN count(t) AS behind",
+            "RETURN count(t) AS behind, collect([t.id, t.embeddedSeq, t.messageCount]) AS which",
             user=caller.user_id,
         )
         if row["behind"] == 0:
             return
         await asyncio.sleep(0.05)
-    raise AssertionError("the threads' gists were not refreshed in 20 s")
+    raise AssertionError(f"the threads' gists were not refreshed in 60 s: {row['which']}")
 
 
 async def empty(db: Database, caller: Caller) -> bool:
