@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ctxnet.io import folder
 from ctxnet.io.folder import Refused, markdown_files, open_regular
 from ctxnet.io.records import Record, slug, split
 from ctxnet.io.vault import EDGE_TYPES, read_vault
@@ -61,10 +63,18 @@ def _kind(data: dict[str, Any]) -> str:
 
 
 def _opened(path: Path) -> BinaryIO | Record:
+    """The file to read, or its refusal: not a regular file, or more than one import reads
+    (``folder.MAX_FOLDER_BYTES``, as for a folder: an import holds its records until sent)."""
     try:
-        return open_regular(path)
+        handle = open_regular(path)
     except Refused as refused:
         return Record("note", {}, path.name, refused.reason)
+    size = os.fstat(handle.fileno()).st_size
+    if size > folder.MAX_FOLDER_BYTES:
+        handle.close()
+        said = f"{size:,} bytes, more than {folder.MAX_FOLDER_BYTES:,}, the most one import reads: not read"
+        return Record("note", {}, path.name, said + " (import the file in parts)")
+    return handle
 
 
 def _too_long(size: int, what: str) -> str:

@@ -156,3 +156,20 @@ def test_a_csv_record_past_its_size_is_skipped_to_its_end_and_the_rest_read(
     assert said["notes.csv:3"].endswith(" bytes, more than 65,536, the most a record may be: not read")
     assert said["notes.csv:46"] == "200,015 bytes, more than 65,536, the most a record may be: not read"
     assert said["notes.csv:47"] == "not UTF-8 text: invalid start byte at byte 8 of line 47"
+
+
+def test_a_file_past_what_one_import_reads_is_refused_whole_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A JSONL or CSV file larger than one import reads is one refusal, and none of it is read
+    (the importer holds what it read until it is sent)."""
+    monkeypatch.setattr(folder, "MAX_FOLDER_BYTES", 1000)
+    line = json.dumps({"title": "t", "content": "c" * 100, "type": "fact"}) + "\n"
+    for name, text in (("big.jsonl", line * 20), ("big.csv", "title,content,type\n" + "t,c,fact\n" * 200)):
+        source = tmp_path / name
+        source.write_text(text)
+        [record] = list(sources.read(source, 300))
+        assert record.problem is not None and "the most one import reads" in record.problem, record
+        small = tmp_path / f"small-{name}"
+        small.write_text(text[:900].rsplit("\n", 1)[0] + "\n")
+        assert all(r.problem is None for r in sources.read(small, 300))
