@@ -71,6 +71,7 @@ from graph.knowledge.note_states import (
 )
 from graph.knowledge.search import TenantSizes
 from graph.knowledge.undo_checks import (
+    changed_since,
     check_loop,
     check_status,
     deleted_edges,
@@ -189,19 +190,7 @@ class UndoService:
         if m is None:
             raise NotFound(f"no mutation {mutation_id!r}", field="id")
         op, target = m["op"], m["targetId"]
-        later = await journal.later(gated, m)
-        if m["targetType"] == "Knowledge":
-            fields = corrections.touched(m)
-            blocking = [lm for lm in later if corrections.touched(lm) & fields]
-        else:
-            blocking = later
-        if blocking:
-            raise Conflict(
-                f"{blocking[0]['op']} {blocking[0]['id']!r} changed {target!r} after mutation "
-                f"{mutation_id!r}; undo it first",
-                field="id",
-                blocking_mutation=blocking[0]["id"],
-            )
+        await changed_since(gated, m)
         before, after = m.get("before"), m.get("after")
         watched = await watched_notes(gated, m)
         was = await statuses(gated, watched)
@@ -209,8 +198,7 @@ class UndoService:
             proposal = await guard(gated, principal, m, was, embedding, self._dedupe_threshold)
             if proposal is not None:
                 return proposal
-        correction: tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None] | None
-        correction = None
+        correction: _Correction | None = None
         change: tuple[dict[str, Any] | None, dict[str, Any] | None]
         extra: list[journal.Change] = []  # a note's edges, journaled on their own
         removal = None
@@ -229,71 +217,25 @@ class UndoService:
             state, extra = await self._restore(gated, m, before, embedding, approving)
             change = (None, state)
         elif op == "note.update":
-            assert before is not None and after is not None  # noqa: S101 - an update has both
-            rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
-            now = rows[0]["node"]
-            if (
-                text is not None
-                and (before.get("title", now["title"]), before.get("content", now["content"])) != text
-            ):
+            updated = await self._update(gated, principal, m, text, embedding, own, was)
+            if updated is None:
                 return None
-            if "status" in before:
-                await check_status(gated, m, before["status"], was)
-            if not corrections.is_agent(principal):
-                # A person's undo of an agent's change is a correction like a PATCH: it keeps
-                # the vector of the agent's text it takes away.
-                [snap_row] = await gated.run(
-                    "queries/knowledge/note_snapshot", id=target, withEmbedding=text is not None
-                )
-                snap = dict(snap_row["note"])
-                kept = corrections.kept_vector(snap, own)
-                written = corrections.agent_written(snap)
-                if written & set(before):
-                    taken = kept if written & set(before) & TEXT_FIELDS else None
-                    correction = ("update", written & set(before), after, before, taken)
-            await gated.run(
-                "queries/knowledge/note_update", id=target, props=before,
-                label=KnowledgeType(before["type"]).label if "type" in before else None,
-                embedding=embedding, embeddingModel=self._embedder.model_id,
-            )  # fmt: skip
-            change = ({k: now[k] for k in before}, before)
-        elif op == "note.merge":
+            change, correction = updated
+        elif op in ("note.merge", "note.unmerge"):
             assert before is not None and after is not None  # noqa: S101 - a merge has both
             correction = await self._merge_correction(gated, principal, target, after, before)
-            await gated.run(
-                "queries/knowledge/note_unmerge", id=target, mergeId=after["merged"]["id"], **before
-            )  # fmt: skip
+            if op == "note.merge":
+                await gated.run(
+                    "queries/knowledge/note_unmerge", id=target, mergeId=after["merged"]["id"], **before
+                )  # fmt: skip
+            else:
+                await gated.run(
+                    "queries/knowledge/notes_merge_into", merges=[before["merged"] | {"targetId": target}],
+                    role=principal.role.value, agentId=principal.agent_id,
+                )  # fmt: skip
             change = (after, before)
-        elif op == "note.unmerge":
-            assert before is not None and after is not None  # noqa: S101 - an unmerge has both
-            merged = before["merged"] | {"targetId": target}
-            correction = await self._merge_correction(gated, principal, target, after, before)
-            await gated.run(
-                "queries/knowledge/notes_merge_into", merges=[merged], role=principal.role.value,
-                agentId=principal.agent_id,
-            )  # fmt: skip
-            change = (after, before)
-        elif op == "edge.connect" and before is not None:  # a person's word on an agent's edge
-            assert after is not None  # noqa: S101 - a confirmation has both
-            rows = await gated.run(
-                "queries/knowledge/edge_confirm", sourceId=after["sourceId"], targetId=after["targetId"],
-                relType=EdgeType(after["type"]).rel_type, confirmed=before.get("confirmedByPerson"),
-            )  # fmt: skip
-            if not rows:
-                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
-            change = (after, edge_state(rows[0]["edge"]))
-        elif op == "edge.connect":
-            assert after is not None  # noqa: S101 - a connect has its edge
-            rows = await gated.run(
-                "queries/knowledge/edge_delete", sourceId=after["sourceId"], targetId=after["targetId"],
-                relType=EdgeType(after["type"]).rel_type,
-            )  # fmt: skip
-            if not rows or not rows[0]["edges"]:
-                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
-            change = (edge_state(rows[0]["edges"][0]), None)
-        else:  # edge.disconnect
-            assert before is not None  # noqa: S101 - a disconnect has its edge
-            change = (None, await self._reconnect(gated, principal, m, before))
+        else:
+            change = await self._edge_change(gated, principal, m)
         *_, undo_id = await journal.record_many(gated, principal, [
             *status_changes(was, await statuses(gated, watched), approving), *extra,
             journal.Change(
@@ -303,20 +245,82 @@ class UndoService:
         ])  # fmt: skip
         if removal is not None:
             await removal.claim(gated, undo_id)
-        await gated.run("queries/knowledge/corrections_on_undo", undoneId=mutation_id, undoId=undo_id)
-        if op == "edge.disconnect" or (op == "edge.connect" and before is None):  # not a confirmation
-            await person_word(gated, principal, undo_id, removed=change[0], made=change[1])
-        if correction is not None:
-            kind, names, was, now_state, kept = correction
-            await corrections.record(
-                gated, principal, mutation_id=undo_id, kind=kind, node_id=target, fields=names,
-                before=was, after=now_state, embedding=kept,
-            )  # fmt: skip
+        await _words(gated, principal, m, undo_id, change, correction)
         if then is not None:
             await then(gated, [undo_id])
         done = await journal.get(gated, undo_id)
         assert done is not None  # noqa: S101 - journaled just now
         return done
+
+    async def _update(
+        self,
+        gated: Gated,
+        principal: Principal,
+        m: dict[str, Any],
+        text: tuple[str, str] | None,
+        embedding: list[float] | None,
+        own: corrections.OwnReading | None,
+        was: dict[str, dict[str, Any]],
+    ) -> tuple[tuple[dict[str, Any], dict[str, Any]], _Correction | None] | None:
+        """Put an update's fields back: the change, and a person's correction of what an agent
+        wrote (``None`` when the text to embed changed meanwhile)."""
+        before, after, target = m.get("before"), m.get("after"), m["targetId"]
+        assert before is not None and after is not None  # noqa: S101 - an update has both
+        rows = await gated.run_listed("queries/knowledge/notes_by_ids", ids=[target], withEmbedding=False)
+        now = rows[0]["node"]
+        if text is not None and text != (
+            before.get("title", now["title"]),
+            before.get("content", now["content"]),
+        ):
+            return None
+        if "status" in before:
+            await check_status(gated, m, before["status"], was)
+        correction: _Correction | None = None
+        if not corrections.is_agent(principal):
+            # A person's undo of an agent's change is a correction like a PATCH: it keeps
+            # the vector of the agent's text it takes away.
+            [snap_row] = await gated.run(
+                "queries/knowledge/note_snapshot", id=target, withEmbedding=text is not None
+            )
+            snap = dict(snap_row["note"])
+            kept = corrections.kept_vector(snap, own)
+            written = corrections.agent_written(snap)
+            if written & set(before):
+                taken = kept if written & set(before) & TEXT_FIELDS else None
+                correction = ("update", written & set(before), after, before, taken)
+        await gated.run(
+            "queries/knowledge/note_update", id=target, props=before,
+            label=KnowledgeType(before["type"]).label if "type" in before else None,
+            embedding=embedding, embeddingModel=self._embedder.model_id,
+        )  # fmt: skip
+        return ({k: now[k] for k in before}, before), correction
+
+    async def _edge_change(
+        self, gated: Gated, principal: Principal, m: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Undo an edge's write: a confirmation taken back, a connect's edge removed, a
+        disconnect's edge made again; the edge before and after."""
+        op, before, after = m["op"], m.get("before"), m.get("after")
+        if op == "edge.connect" and before is not None:  # a person's word on an agent's edge
+            assert after is not None  # noqa: S101 - a confirmation has both
+            rows = await gated.run(
+                "queries/knowledge/edge_confirm", sourceId=after["sourceId"], targetId=after["targetId"],
+                relType=EdgeType(after["type"]).rel_type, confirmed=before.get("confirmedByPerson"),
+            )  # fmt: skip
+            if not rows:
+                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
+            return after, edge_state(rows[0]["edge"])
+        if op == "edge.connect":
+            assert after is not None  # noqa: S101 - a connect has its edge
+            rows = await gated.run(
+                "queries/knowledge/edge_delete", sourceId=after["sourceId"], targetId=after["targetId"],
+                relType=EdgeType(after["type"]).rel_type,
+            )  # fmt: skip
+            if not rows or not rows[0]["edges"]:
+                raise await gone(gated, m, [after["sourceId"], after["targetId"]])
+            return edge_state(rows[0]["edges"][0]), None
+        assert before is not None  # noqa: S101 - a disconnect has its edge
+        return None, await self._reconnect(gated, principal, m, before)
 
     async def _restore(
         self,
@@ -420,3 +424,30 @@ class UndoService:
         if not names:
             return None
         return ("update", names, {k: after[k] for k in names}, {k: before[k] for k in names}, None)
+
+
+#: A person's correction an undo records: its kind, the fields, the state they were in and
+#: are in now, and the vector of the text it took away.
+_Correction = tuple[str, set[str], dict[str, Any], dict[str, Any] | None, Kept | None]
+
+
+async def _words(
+    gated: Gated,
+    principal: Principal,
+    m: dict[str, Any],
+    undo_id: str,
+    change: tuple[dict[str, Any] | None, dict[str, Any] | None],
+    correction: _Correction | None,
+) -> None:
+    """What an undo says of a person's word: corrections it undoes retire (or come back), a
+    person's removal or making of an edge is their word on it, and a person's undo of what
+    an agent wrote is a correction."""
+    await gated.run("queries/knowledge/corrections_on_undo", undoneId=m["id"], undoId=undo_id)
+    if m["op"] == "edge.disconnect" or (m["op"] == "edge.connect" and m.get("before") is None):
+        await person_word(gated, principal, undo_id, removed=change[0], made=change[1])
+    if correction is not None:
+        kind, names, was, now_state, kept = correction
+        await corrections.record(
+            gated, principal, mutation_id=undo_id, kind=kind, node_id=m["targetId"], fields=names,
+            before=was, after=now_state, embedding=kept,
+        )  # fmt: skip

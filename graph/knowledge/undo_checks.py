@@ -5,7 +5,8 @@ transaction (:mod:`graph.knowledge.undo`).
 * An agent's undo that would change what a person corrected becomes a proposal (:func:`guard`).
 * A 409 names the mutation to undo first: a status the supersedes edges forbid
   (:func:`check_status`), a loop of supersedes edges (:func:`check_loop`), a status that
-  followed an edge's write (:func:`status_conflict`), a note deleted since (:func:`gone`).
+  followed an edge's write (:func:`status_conflict`), a note deleted since (:func:`gone`), a
+  later change of the same fields or edge (:func:`changed_since`).
 """
 
 from __future__ import annotations
@@ -120,6 +121,21 @@ async def _edge_held(gated: Gated, m: dict[str, Any]) -> str | None:
     if op == "edge.disconnect" and not word["stands"] and word["removedBy"] is not None:
         return str(word["removedBy"])
     return ""
+
+
+async def changed_since(gated: Gated, m: dict[str, Any]) -> None:
+    """409 naming the first later mutation of the same fields of a note (of the same edge)."""
+    later = await journal.later(gated, m)
+    if m["targetType"] == "Knowledge":
+        fields = corrections.touched(m)
+        later = [lm for lm in later if corrections.touched(lm) & fields]
+    if later:
+        raise Conflict(
+            f"{later[0]['op']} {later[0]['id']!r} changed {m['targetId']!r} after mutation "
+            f"{m['id']!r}; undo it first",
+            field="id",
+            blocking_mutation=later[0]["id"],
+        )
 
 
 async def check_status(gated: Gated, m: dict[str, Any], status: str, was: dict[str, dict[str, Any]]) -> None:
