@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fastapi import Request, Response
 
 from graph.core.errors import Forbidden, Unauthenticated
-from graph.core.principals import DESK_LABEL, DESK_PREFIX, ApiKeys, Principal, Role
+from graph.core.principals import DESK_LABEL, DESK_MINTED, DESK_PREFIX, ApiKeys, Principal, Role
 
 #: The session cookie (its value: the session's secret); ``__Host-`` prefixed over HTTPS.
 COOKIE = "desk_session"
@@ -98,11 +98,8 @@ def clear_cookie(request: Request, response: Response, name: str) -> None:
     )  # fmt: skip
 
 
-#: The exact label an earlier version gave a desk session key it minted:
-#: ``desk:<expires epoch>:<signing key id, or "-" without one>`` (``f"{LABEL}:{expires}:{signer or '-'}"``,
-#: the signer a key id ``key_<hex>``). A person's own key labelled otherwise (``desk:2025``,
-#: ``desk:laptop``) is theirs, never taken for one.
-_MINTED = re.compile(rf"{re.escape(LABEL)}:([1-9][0-9]{{8,10}}):(key_[0-9a-f]{{1,32}}|-)")
+#: The exact label an earlier version gave a desk session key it minted (:data:`DESK_MINTED`).
+_MINTED = re.compile(DESK_MINTED)
 
 
 def _parse(label: str | None) -> tuple[int, str] | None:

@@ -42,6 +42,11 @@ KEY_ROLES = (Role.HUMAN, Role.AGENT)
 #: What the label of a desk session's key started with (``desk:...``), when a sign-in minted
 #: one: such a key answers at the desk only (:meth:`ApiKeys.resolve`), and a sign-in revokes it.
 DESK_LABEL = "desk"
+#: The exact label such a minted key carried: ``desk:<expires epoch>:<signing key id, or "-">``
+#: (the signer ``key_<hex>``). A person's own key labelled otherwise (``desk:2025``,
+#: ``desk:laptop``) is theirs: the API and the desk never take it for a session's. One pattern
+#: for Python's ``re`` and Cypher's ``=~`` (Java's regular expressions), matched whole by both.
+DESK_MINTED = r"desk:([1-9][0-9]{8,10}):(key_[0-9a-f]{1,32}|-)"
 #: What a desk session's secret starts with (``api/desk/signin.py``): kept on the key that
 #: signed in, never a key itself.
 DESK_PREFIX = "ctxd_"
@@ -264,7 +269,7 @@ class ApiKeys:
         cached = self._cache.get(digest)
         if cached is not None and cached[0] > now:
             return self._at(cached[1], cached[2], desk)
-        rows = await self._db.read("queries/core/api_key_by_hash", hash=digest, deskLabel=f"{DESK_LABEL}:")
+        rows = await self._db.read("queries/core/api_key_by_hash", hash=digest, deskLabel=DESK_MINTED)
         if not rows:
             self._cache.pop(digest, None)
             raise Unauthenticated("invalid or revoked API key")

@@ -133,16 +133,25 @@ async def test_a_persons_key_labelled_like_desk_is_theirs_not_an_old_session_key
     api: ApiProcess, make_caller: MakeCaller, db: Database
 ) -> None:
     """Only the exact label an earlier version minted (``desk:<epoch>:<key id or ->``) marks an
-    old session key: a person's own key labelled ``desk:2025`` signs in, and a sign-in with
-    another of their keys leaves it standing."""
+    old session key: a person's own key labelled ``desk:2025`` signs in, a sign-in with
+    another of their keys leaves it standing, and the API takes it as the key it is."""
     person = await make_caller()
     keys = ApiKeys(db)
     mine, secret = await keys.create(person.user_id, Role.HUMAN, label="desk:2025")
-    other, _ = await keys.create(person.user_id, Role.HUMAN, label="desk:2025:laptop")
+    other, other_secret = await keys.create(person.user_id, Role.HUMAN, label="desk:2025:laptop")
     assert (await sign_in(api, secret, a_client())).status_code == 303
     assert (await sign_in(api, person.key, a_client())).status_code == 303
     standing = {k.id for k in await keys.list(person.user_id)}
     assert {mine.id, other.id} <= standing
+    async with httpx.AsyncClient(base_url=api.base_url, timeout=30) as plain:
+        for key in (secret, other_secret):
+            me = await plain.get("/v1/me", headers={"Authorization": f"Bearer {key}"})
+            assert me.status_code == 200 and me.json()["userId"] == person.user_id, me.text
+        minted, minted_secret = await keys.create(
+            person.user_id, Role.HUMAN, label=f"desk:9999999999:{mine.id}"
+        )
+        old = await plain.get("/v1/me", headers={"Authorization": f"Bearer {minted_secret}"})
+        assert old.status_code == 401, old.text  # a session key an earlier version minted: desk only
 
 
 async def test_signing_in_mints_no_key_and_keeps_one_session_per_key(
