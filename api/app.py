@@ -165,6 +165,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             agents,
             NotifyConfig.from_settings(settings),
             second,
+            conversation_memory.gists,
         ),
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),

@@ -52,6 +52,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.continuity.agents import AgentRegistry
+from graph.conversations.gists import ThreadGists
 from graph.conversations.models import NewMessage
 from graph.conversations.models import Role as MessageRole
 from graph.conversations.threads import append_messages
@@ -118,9 +119,11 @@ class ProjectContextService:
         agents: AgentRegistry,
         notify: NotifyConfig | None = None,
         second: Embedder | None = None,
+        gists: ThreadGists | None = None,
     ) -> None:
         """``second``: the second model that compares a decision with the user's threads
-        (``notify.second_prior_mean`` is its prior), or ``None``."""
+        (``notify.second_prior_mean`` is its prior), or ``None``; ``gists``: the threads' gists,
+        refreshed after a notice is appended as after any message."""
         self._db = db
         self._embedder = embedder
         self._second = second if notify is not None and notify.second_prior_mean is not None else None
@@ -128,6 +131,7 @@ class ProjectContextService:
         self._edges = edges
         self._agents = agents
         self._notify = notify or NotifyConfig()
+        self._gists = gists
 
     # --- record -------------------------------------------------------------------------------
     async def record(
@@ -243,6 +247,9 @@ class ProjectContextService:
         )  # fmt: skip
         if result.proposal is not None:
             return Recorded(entry=None, created=False, proposal=result.proposal)
+        if self._gists is not None:  # a notice is a message: the thread's gist is made again
+            for thread in done.notified_threads:
+                self._gists.mark(principal.user_id, thread["threadId"])
         done.entry = await self.get(principal, entry.kind, entry_id)
         done.created = result.created
         return done

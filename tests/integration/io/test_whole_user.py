@@ -80,7 +80,7 @@ def same_but_the_restore_entry(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 async def quiet(db: Database, caller: Caller) -> None:
     """Wait until every thread's gist is made (the background refresh writes to the user)."""
-    for _ in range(1_200):  # 60 s at most: under the full suite on 2 cores, 20 s was missed twice
+    for _ in range(400):  # 20 s at most
         [row] = await inspect(
             db,
             "MATCH (t:Thread) WHERE t.userId = $user AND coalesce(t.embeddedSeq, -1) <> t.messageCount "
@@ -90,7 +90,7 @@ async def quiet(db: Database, caller: Caller) -> None:
         if row["behind"] == 0:
             return
         await asyncio.sleep(0.05)
-    raise AssertionError(f"the threads' gists were not refreshed in 60 s: {row['which']}")
+    raise AssertionError(f"the threads' gists were not refreshed in 20 s: {row['which']}")
 
 
 async def empty(db: Database, caller: Caller) -> bool:

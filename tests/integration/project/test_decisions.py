@@ -302,6 +302,9 @@ async def test_a_decision_is_announced_in_the_conversations_it_may_affect_once(
         assert await notices(person, thread_id) == [NOTICE + "Orders are stored in PostgreSQL"]
     assert await notices(person, "t-far") == []
     assert await notices(other, "t-topic") == []
+    # A notice is a message like any other: each told thread's gist is made again, up to it.
+    for thread_id in told:
+        await gist_of(db, person.user_id, thread_id)
     # Recorded again (even at once, twice): nobody is told twice.
     twice = await asyncio.gather(*(person.http.post("/v1/decisions", json=decision) for _ in range(3)))
     assert [r.status_code for r in twice] == [200, 200, 200]
