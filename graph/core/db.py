@@ -49,6 +49,14 @@ _UNAVAILABLE = (
 )
 
 
+#: Client errors that are a statement's fault, not a value's.
+_OWN_FAULTS = (
+    "Neo.ClientError.Statement.SyntaxError", "Neo.ClientError.Statement.SemanticError",
+    "Neo.ClientError.Statement.EntityNotFound", "Neo.ClientError.Statement.ParameterMissing",
+    "Neo.ClientError.Schema.",
+)  # fmt: skip
+
+
 @asynccontextmanager
 async def translate_errors() -> AsyncIterator[None]:
     """Turn Neo4j driver exceptions into domain errors."""
@@ -68,11 +76,10 @@ async def translate_errors() -> AsyncIterator[None]:
         # Every statement is a fixed file with values as parameters, so a client error is a
         # value that passed our validation and Neo4j still refused (a vector it cannot use, a
         # number out of its range): the caller's input, never a 500.
-        # Syntax and schema errors are this build's own (a broken file, a schema race that
-        # graph.core.schema settles), not the caller's.
-        if exc.code and exc.code.startswith(
-            ("Neo.ClientError.Statement.SyntaxError", "Neo.ClientError.Schema.")
-        ):
+        # Syntax, schema and entity errors are this build's own (a broken file, a schema race
+        # that graph.core.schema settles, a statement that reads what it has deleted): a
+        # server fault, answered 500 with the request's id, never blamed on the caller.
+        if exc.code and exc.code.startswith(_OWN_FAULTS):
             raise
         log.warning("Neo4j refused a value: %s %s", exc.code, exc.message)
         raise InvalidInput(f"the database refused a value of this request ({exc.code})") from exc

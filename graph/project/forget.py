@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from graph.core import journal
 from graph.core.db import Database, Row, listed
@@ -253,13 +253,22 @@ def _subset(params: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     return {k: params[k] for k in names}
 
 
+class ForgetLedger(Protocol):
+    """Where a run is recorded outside the database, so that a restore of an older dump
+    forgets it again (:func:`replay`)."""
+
+    def forgot(self, user_id: str, record: dict[str, Any]) -> None:
+        """Record one finished run: ``record`` is JSON-able, names ids, never text."""
+
+
 class ForgetService:
     """Dry runs and runs of ``POST /v1/forget``."""
 
-    def __init__(self, db: Database, sizes: TenantSizes) -> None:
+    def __init__(self, db: Database, sizes: TenantSizes, ledger: ForgetLedger | None = None) -> None:
         self._db = db
         self._gate = WriteGate(db)
         self._sizes = sizes
+        self._ledger = ledger
 
     async def forget(
         self,
@@ -311,6 +320,8 @@ class ForgetService:
                 await self._gate.write(principal.user_id, work)
         finally:
             self._sizes.forget(principal.user_id)
+        if self._ledger is not None and mutation_id is not None:
+            self._ledger.forgot(principal.user_id, {"steps": [[kind, ids] for kind, ids in found.steps()]})
         answer = _answer(found, dry_run=False)
         if mutation_id is not None:
             answer |= {"mutationId": mutation_id, "batches": len(rest) + 1}
@@ -347,6 +358,21 @@ async def _step(gated: Gated, principal: Principal, found: ForgetPlan, kind: str
 
 
 _WAS, _NOW = {"status": "superseded"}, {"status": "active"}
+
+
+async def replay(db: Database, user_id: str, record: dict[str, Any]) -> None:
+    """Carry out a recorded run again (``ctxnet db restore`` of a dump older than it): every
+    step by the ids it names, each a transaction through the gate; what is gone already is
+    skipped, so a replay of a replay changes nothing."""
+    principal = Principal(user_id=user_id, role=Role.HUMAN, agent_id=None, key_id="ledger")
+    found = ForgetPlan()
+    gate = WriteGate(db)
+    for kind, ids in record.get("steps", []):
+
+        async def work(gated: Gated, kind: str = kind, ids: list[str] = ids) -> None:
+            await _step(gated, principal, found, kind, list(ids))
+
+        await gate.write(user_id, work)
 
 
 def _answer(found: ForgetPlan, *, dry_run: bool) -> dict[str, Any]:

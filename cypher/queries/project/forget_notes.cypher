@@ -54,7 +54,8 @@ CALL () {
 OPTIONAL MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 OPTIONAL MATCH (n)-[:SUPERSEDES]->(old:Knowledge)
-WITH scrubbed, collect(DISTINCT n) AS gone, collect(DISTINCT old) AS olds
+// The superseded notes by id, not as nodes: in a chain one of them goes in this batch too.
+WITH scrubbed, collect(DISTINCT n) AS gone, collect(DISTINCT old.id) AS olds
 CALL (gone) {
   UNWIND gone AS n
   DETACH DELETE n
@@ -64,8 +65,8 @@ MATCH (t:Tenant {userId: $userId})
 SET t.notes = t.notes - deleted
 WITH scrubbed, deleted, olds
 CALL (olds) {
-  UNWIND olds AS old
-  WITH old
+  UNWIND olds AS oldId
+  MATCH (old:Knowledge {userId: $userId, id: oldId})
   WHERE NOT old.id IN $forgetting AND old.status = 'superseded'
     AND NOT EXISTS { (:Knowledge)-[:SUPERSEDES]->(old) }
   SET old.status = 'active', old.updatedAt = datetime()
