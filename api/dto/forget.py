@@ -17,9 +17,10 @@ MAX_LIMIT = 1_000_000
 
 
 class ForgetMatchIn(CamelModel):
-    """What to forget. Every criterion given must hold; at least one must be given. Which
-    kinds each reaches: notes (all six), insights and wiki pages (ids, query, before, after),
-    threads (ids alone, with their messages)."""
+    """What to forget. Every criterion given must hold, for everything a run touches; at least
+    one must be given. Which kinds each reaches: notes (all six), insights and wiki pages
+    (ids, query, before, after), threads (ids alone, with their messages), and by query and
+    time every other thing that holds the text (docs/forgetting.md)."""
 
     ids: list[Id] | None = Field(
         default=None, min_length=1, max_length=MAX_IDS,
@@ -31,8 +32,11 @@ class ForgetMatchIn(CamelModel):
     )
     query: str | None = Field(
         default=None, min_length=1, max_length=500, json_schema_extra=NOT_BLANK,
-        description="Text, case-insensitive, inside a note's title or content (or a merged twin's), an "
-        "insight's content, a wiki page's text; and inside any journal state, correction or proposal.",
+        description="Text inside anything the user stored, compared without regard to case or form "
+        "(Unicode caseless, NFKC) in any script: every field of notes, insights, pages, goals, skills, "
+        "tool calls, pending actions, preferences and agent docs (they go), of messages, thread topics, "
+        "sessions, edges, the profile and agents (they lose the text); and the journal's states, "
+        "corrections and proposals that hold it.",
     )  # fmt: skip
     source: Literal["docs", "conversation", "decision", "inferred"] | None = Field(
         default=None, description="Notes of this source."
@@ -63,8 +67,9 @@ class ForgetIn(CamelModel):
     )
     limit: int = Field(
         default=1_000, ge=1, le=MAX_LIMIT,
-        description="A run that would forget more things than this (notes, insights, threads, wiki "
-        "pages) is refused (409, field limit) unless `confirm` is true.",
+        description="A run that would forget or change more than this (everything counted in `counts`, "
+        "journal entries, corrections and proposals included) is refused (409, field limit) unless "
+        "`confirm` is true.",
     )  # fmt: skip
     confirm: bool = Field(default=False, description="Forget even more than `limit` things.")
 
@@ -72,13 +77,16 @@ class ForgetIn(CamelModel):
 class ForgottenThingOut(OutModel):
     """One of the things that go."""
 
-    kind: str = Field(description="note, insight, thread or wikiPage.")
+    kind: str = Field(
+        description="note, insight, thread, wikiPage, goal, skill, toolCall, pendingAction, preference, "
+        "agentDoc; or a thing that stays, changed: message, thread, session, profile, agent, edge."
+    )
     id: str
     title: str | None = Field(default=None, description="A note's or page's title, a thread's topic.")
 
 
 class ForgetCountsOut(OutModel):
-    """How many of each kind go (journal entries stay, scrubbed)."""
+    """How many of each kind go or change (journal entries stay, scrubbed)."""
 
     notes: int
     merges: int = Field(description="Merge records of the notes.")
@@ -86,6 +94,18 @@ class ForgetCountsOut(OutModel):
     threads: int
     messages: int = Field(description="Messages of the threads.")
     wiki_pages: int
+    goals: int
+    skills: int
+    tool_calls: int
+    pending_actions: int
+    preferences: int
+    agent_docs: int
+    changed_messages: int = Field(description="Messages that stay in their thread, their text forgotten.")
+    changed_threads: int = Field(description="Threads whose topic is forgotten.")
+    changed_sessions: int
+    changed_profiles: int
+    changed_agents: int = Field(description="Agents whose base instructions are forgotten.")
+    changed_edges: int = Field(description="Edges whose note or source is forgotten.")
     corrections: int
     proposals: int
     journal_entries: int = Field(description="Journal entries whose before and after are scrubbed.")
@@ -96,7 +116,8 @@ class ForgetOut(OutModel):
 
     dry_run: bool
     matched: int = Field(
-        description="Things that go (notes, insights, threads, wiki pages): what limit bounds."
+        description="Everything that goes or changes, traces included (the sum of counts): what limit "
+        "bounds."
     )
     counts: ForgetCountsOut
     sample: list[ForgottenThingOut] = Field(description=f"At most {SAMPLE} of them.")

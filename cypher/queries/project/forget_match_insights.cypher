@@ -1,5 +1,5 @@
-// The insights a forget reaches: matched directly when $direct (by $ids, $query in their
-// content, extracted before $before / at or after $after), and, whatever the match, those a
+// The insights a forget reaches: matched directly when $direct (by $ids: with a query,
+// those that hold it, forget_match_text; extracted before $before / at or after $after), and, whatever the match, those a
 // forgotten note was drawn from (DERIVED_FROM), those of a forgotten thread and those of a
 // forgotten wiki page.
 MATCH (i:Insight)
@@ -7,7 +7,6 @@ WHERE i.userId = $userId AND i.key IS NOT NULL
   AND (
     ($direct
       AND ($ids IS NULL OR i.id IN $ids)
-      AND ($query IS NULL OR toLower(i.content) CONTAINS $query)
       AND ($before IS NULL OR i.extractedAt < $before)
       AND ($after IS NULL OR i.extractedAt >= $after))
     OR i.threadId IN $threadIds
