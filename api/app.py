@@ -170,7 +170,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
         maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
-        forget=ForgetService(db, knowledge_network.sizes),
+        forget=ForgetService(db, knowledge_network.sizes, gists=conversation_memory.gists),
         user_dump=UserDump(db),
         user_restore=UserRestore(db, knowledge_network.sizes),
     )
