@@ -9,7 +9,8 @@ through :class:`Gated` only: a write that fails leaves no mutation, and a mutati
 exists without its write.
 
 States are JSON text of the fields an undo needs (never embeddings: an undo that brings
-text back embeds it again). What is journaled, and what each operation's before and
+text back embeds it again), written by :func:`graph.core.states.state_json` (text as it
+was written, so a forget's match finds it). What is journaled, and what each operation's before and
 after hold, is listed in ``docs/journal.md``.
 """
 
@@ -26,6 +27,7 @@ from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role, Scope
 from graph.core.scopes import require_unscoped
+from graph.core.states import state_json
 from graph.core.values import MAX_SEQ, plain
 
 
@@ -51,7 +53,7 @@ class Change:
 
 
 def _text(state: Any) -> str | None:
-    return json.dumps(state, sort_keys=True) if state is not None else None
+    return state_json(state) if state is not None else None
 
 
 async def record_many(gated: Gated, principal: Principal, changes: Sequence[Change]) -> list[str]:

@@ -3,7 +3,8 @@
 ``migrate`` runs at API start-up and from ``ctxnet db migrate``: it rebuilds indexes
 whose settings differ from the schema files (a vector index's quantization or HNSW
 parameters, from the vectors already stored; a fulltext index's analyzer, from the stored
-notes), then applies every file. ``check_schema`` is what
+notes), then applies every file, then runs the data steps (each once: insights' tenant
+keys, stored states without ASCII escapes). ``check_schema`` is what
 ``/ready`` asks (every index and constraint present and online, vector indexes sized
 for the configured embedder); ``reembed`` replaces vector indexes of the wrong size and
 recomputes the vectors, resumably.
@@ -24,6 +25,7 @@ from graph.core.cypher import cypher_names, cypher_text
 from graph.core.db import Database
 from graph.core.embeddings import Embedder, embed_each
 from graph.core.errors import DatabaseUnavailable, SchemaMismatch
+from graph.core.states import STATE_PROPERTIES, restate
 from graph.core.tenancy import tenant_key
 
 log = logging.getLogger(__name__)
@@ -217,6 +219,7 @@ async def migrate(db: Database, dimension: int) -> SchemaReport:
         await db.run_autocommit("queries/core/schema_drop_index", name=name)
     await apply_schema(db, dimension)
     await _insight_tenant_keys(db)
+    await literal_states(db)
     report = await check_schema(db, dimension)
     mismatched = [p for p in report.problems if p.startswith("vector index")]
     if mismatched:
@@ -234,6 +237,69 @@ async def _insight_tenant_keys(db: Database) -> None:
                 userId=row["userId"],
                 tenantKey=tenant_key(row["userId"]),
             )
+
+
+#: The data step that rewrites stored states written with ASCII escapes (its Migration node's name).
+LITERAL_STATES = "states-literal"
+#: Per kind of node that keeps stored states: the query of its users, and of a user's page.
+_STATE_WALKS = {
+    "Mutation": ("queries/core/states_mutation_users", "queries/core/states_mutation_page"),
+    "Correction": ("queries/core/states_correction_users", "queries/core/states_correction_page"),
+    "Proposal": ("queries/core/states_proposal_users", "queries/core/states_proposal_page"),
+}
+
+
+async def literal_states(db: Database, batch: int = 1_000) -> int | None:
+    """Rewrite, once, every stored state written with ASCII escapes (``\\u00c9`` for "É") as
+    :func:`graph.core.states.state_json` writes it, so a text match finds its characters;
+    the number of properties rewritten, or ``None`` when the step was carried out before.
+
+    Once done it is marked (a ``Migration`` node), so a start-up then costs one read. The
+    walk goes kind by kind, user by user (:func:`restate_user`); it is safe beside the API
+    and in several processes at once, and run again after a stop it reads the states again
+    but rewrites none twice.
+    """
+    [row] = await db.read("queries/core/migration_done", name=LITERAL_STATES)
+    if row["done"]:
+        return None
+    rewritten = 0
+    for kind, (users_query, _) in _STATE_WALKS.items():
+        after_user = ""
+        while users := await db.read(users_query, after=after_user, limit=100):
+            for user in users:
+                rewritten += await _restate(db, kind, str(user["userId"]), batch)
+            after_user = str(users[-1]["userId"])
+    await db.write("queries/core/migration_mark", name=LITERAL_STATES)
+    log.info("stored states rewritten without ASCII escapes", extra={"properties": rewritten})
+    return rewritten
+
+
+async def restate_user(db: Database, user_id: str, batch: int = 1_000) -> int:
+    """Rewrite one user's stored states written with ASCII escapes (journal entries,
+    corrections, proposals); the number of properties rewritten."""
+    return sum([await _restate(db, kind, user_id, batch) for kind in _STATE_WALKS])
+
+
+async def _restate(db: Database, kind: str, user_id: str, batch: int) -> int:
+    """One user's states of one kind, a page of ``batch`` at a time: the page reads, through
+    the (userId, id) index in its order, only states that hold a ``\\u``, and its changes
+    are written in a transaction of their own, each only if the state is still as read (a
+    forget that scrubbed it meanwhile wins)."""
+    rewritten, after = 0, ""
+    while page := await db.read(_STATE_WALKS[kind][1], userId=user_id, after=after, limit=batch):
+        rows = [
+            {"ref": r["ref"], "key": key, "old": old, "new": new}
+            for r in page
+            for key in STATE_PROPERTIES[kind]
+            if isinstance(old := r["states"][key], str) and (new := restate(old)) != old
+        ]
+        if rows:
+            [done] = await db.write("queries/core/states_rewrite", rows=rows)
+            rewritten += int(done["rewritten"])
+        if len(page) < batch:
+            break
+        after = str(page[-1]["id"])
+    return rewritten
 
 
 #: What ``reembed`` recomputes: notes (title + content), insights (content), saved session

@@ -11,7 +11,8 @@ batches, each a transaction through the user's write gate, and journaled as one 
   Labels and types are checked against the format's allow-lists; every node is made for
   the restoring user, whatever the file says (``userId``, ``tenantKey``); a ``targetId``
   equal to the exported user's id (a profile's journal entries name it) becomes the
-  restoring one's.
+  restoring one's; a stored state an older export kept with ASCII escapes is written as
+  :mod:`graph.core.states` writes it.
 * **Finish** checks that every record was written and that the user now holds exactly the
   header's count of each kind and type, takes the restore's marks off the nodes (batches
   again), then, in its last transaction, gives the user the exported Tenant's counters and
@@ -35,6 +36,7 @@ from graph.core.db import Database
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.states import STATE_PROPERTIES, restate
 from graph.core.tenancy import tenant_key
 from graph.io.dump import person_only
 from graph.io.format import (
@@ -271,6 +273,9 @@ def checked_batch(
                 )
             if relationships:
                 raise InvalidInput("nodes come before every relationship", field=f"{where}.record")
+            for key in STATE_PROPERTIES.get(kinds[0], ()):  # an older export's states: ASCII-escaped
+                if isinstance(plain.get(key), str):
+                    plain[key] = restate(plain[key])
             nodes.append({"ref": record.get("ref"), "labels": labels, "plain": plain, "temporal": temporal,
                           "vectors": vectors, "tenantKey": "tenantKey" in properties})  # fmt: skip
         else:

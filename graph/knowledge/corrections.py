@@ -43,6 +43,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import NO_AGENT, Principal, Role, Scope
+from graph.core.states import state_json
 from graph.core.values import check_id, decode_seq_cursor, plain
 from graph.core.vectors import cosine_from_score, score_from_cosine
 from graph.knowledge.models import NOTE_FIELDS
@@ -248,8 +249,8 @@ async def record(
         targetType=target_type,
         targetId=node_id,
         fields=names,
-        before=json.dumps({k: before.get(k) for k in names}, sort_keys=True),
-        after=json.dumps({k: after.get(k) for k in names}, sort_keys=True) if after is not None else None,
+        before=state_json({k: before.get(k) for k in names}),
+        after=state_json({k: after.get(k) for k in names}) if after is not None else None,
         reason=principal.reason,
         keyId=principal.key_id,
         embedding=embedding[0] if embedding else None,
@@ -276,7 +277,8 @@ class Rejected(Conflict):
 
 def change_key(op: str, target_id: str | None, payload: dict[str, Any]) -> str:
     """What makes two proposals the same change: a create's text (whatever id it asks for),
-    otherwise the operation, its target and what it sets."""
+    otherwise the operation, its target and what it sets. A digest, not a stored state: its
+    JSON keeps ``json.dumps``' ASCII escapes, so the keys of changes rejected before match."""
     note = payload.get("note") if op == "note.create" else None
     if isinstance(note, dict):
         target, what = "", fingerprint(note["title"], note["content"])
@@ -298,7 +300,7 @@ async def propose(
     """Store a non-human write as a proposal for a person (journaled as ``proposal.create``);
     the same write by the same proposer, still pending, is answered with that proposal, and
     the same change a person rejected is :class:`Rejected`."""
-    text = json.dumps(payload, sort_keys=True)
+    text = state_json(payload)
     key = change_key(op, target_id, payload)
     for row in await gated.run(
         "queries/knowledge/proposal_same", op=op, targetId=target_id, payload=text, changeKey=key,

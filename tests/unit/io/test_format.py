@@ -26,9 +26,9 @@ from graph.knowledge.models import KnowledgeType
 from graph.project.models import ProjectKind
 
 ROOT = Path(__file__).resolve().parents[3]
-#: Labels that are not a user's memory: the write gate's node (its counters are the header's)
-#: and a restore's own temporary mark.
-NOT_MEMORY = {"Tenant", "Restoring"}
+#: Labels that are not a user's memory: the write gate's node (its counters are the header's),
+#: a restore's own temporary mark, and migrate's marks of its data steps (no user's).
+NOT_MEMORY = {"Tenant", "Restoring", "Migration"}
 #: The statements that name every kind, one ``MATCH (n:Kind)`` each.
 BY_KIND = ("queries/io/user_nodes_page", "queries/io/user_relationships_page", "queries/io/user_counts",
            "queries/io/restore_discard")  # fmt: skip
