@@ -47,6 +47,11 @@ async def ready(services: ServicesDep) -> ReadyOut | JSONResponse:
             report = await check_schema(services.db, dimension)
     except (DatabaseUnavailable, TimeoutError) as exc:
         reason = exc.message if isinstance(exc, DatabaseUnavailable) else "Neo4j did not answer in time"
+        if isinstance(exc, TimeoutError):
+            # On a cluster the schema's reads wait on the process's bookmarks, and after a
+            # restore on ones the database never reaches, for longer than this deadline
+            # (Neo4j's bookmark_ready_timeout): cut short, they would never be forgotten.
+            services.db.forget_bookmarks()
         # Only the reason: where Neo4j runs is the operator's business (it is in the log).
         return _not_ready(NotReadyOut(status="unavailable", reason=reason))
     settings = services.settings

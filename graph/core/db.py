@@ -14,13 +14,15 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j import exceptions as neo4j_errors
+from neo4j.api import AsyncBookmarkManager
 from tenacity import (
     AsyncRetrying,
     before_sleep_log,
@@ -139,30 +141,81 @@ async def rows_of(result: neo4j.AsyncResult) -> list[Row]:
     return [dict(zip(keys, values, strict=True)) for values in await result.values()]
 
 
+#: Neo4j's answer to a transaction that waited ``db.transaction.bookmark_ready_timeout`` for
+#: a bookmark the database has not reached.
+BOOKMARK_TIMEOUT = "Neo.TransientError.Transaction.BookmarkTimeout"
+
+
+def _bookmark_unreached(error: Exception) -> bool:
+    return isinstance(error, neo4j_errors.Neo4jError) and error.code == BOOKMARK_TIMEOUT
+
+
+class Bookmarks(AsyncBookmarkManager):
+    """The bookmarks of every session of a process, on a routing URI (``neo4j://``): a read
+    after a write sees the write, also when it goes to another cluster member.
+
+    On ``bolt://`` the process talks to one server, which orders every transaction itself, so
+    it keeps none: bookmarks there order nothing, and after a restore they name transactions
+    the restored database never reaches, each transaction waiting on them for Neo4j's
+    ``db.transaction.bookmark_ready_timeout`` (``ctxnet db restore``, docs/operations.md).
+    On a cluster they are forgotten *in place* (:meth:`forget`) when Neo4j was away or a
+    transaction waited on one in vain, so sessions already open (the driver's own retries
+    of a transaction function) go on without them too.
+    """
+
+    def __init__(self) -> None:
+        self._held: set[str] = set()
+
+    async def update_bookmarks(
+        self, previous_bookmarks: Collection[str], new_bookmarks: Collection[str]
+    ) -> None:
+        """A session committed: its bookmarks replace the ones it began with."""
+        self._held.difference_update(previous_bookmarks)
+        self._held.update(new_bookmarks)
+
+    async def get_bookmarks(self) -> Collection[str]:
+        """What a transaction about to begin waits for."""
+        return frozenset(self._held)
+
+    def forget(self) -> None:
+        """Start anew: the next transaction waits on nothing."""
+        self._held.clear()
+
+
 class Database:
     """The process's Neo4j driver and the database it works in."""
 
-    def __init__(self, driver: AsyncDriver, database: str, retry_seconds: float = 5.0) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        retry_seconds: float = 5.0,
+        bookmarks: Bookmarks | None = None,
+    ) -> None:
         self.driver = driver
         self.database = database
         #: How long a read is retried on transient faults (as the driver retries a transaction
         #: function: ``max_transaction_retry_time``).
         self.retry_seconds = retry_seconds
-        # One bookmark manager per process: a read after a write sees the write, also on a
-        # cluster where the read goes to another member.
-        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+        #: The process's bookmarks on a routing URI (see :class:`Bookmarks`); none on bolt://.
+        self.bookmarks = bookmarks
+
+    def forget_bookmarks(self) -> None:
+        """Start the bookmarks anew: the database may be older than they are (a restore)."""
+        if self.bookmarks is not None:
+            self.bookmarks.forget()
 
     @asynccontextmanager
     async def _translated(self) -> AsyncIterator[None]:
-        """:func:`translate_errors`, and after Neo4j was away, bookmarks begin anew: the
-        database may come back older than they are (``ctxnet db restore``), and every
-        transaction would wait for one it will never have (BookmarkTimeout). What was
+        """:func:`translate_errors`, and after Neo4j was away or waited in vain for a bookmark,
+        bookmarks begin anew: the database may have come back older than they are (a
+        restore), and every transaction would wait for one it will never have. What was
         committed before an outage is in the store, or was meant to go."""
         try:
             async with translate_errors():
                 yield
         except DatabaseUnavailable:
-            self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+            self.forget_bookmarks()
             raise
 
     @classmethod
@@ -185,15 +238,24 @@ class Database:
             # "property key does not exist" on a fresh database is expected, not news.
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
-        return cls(driver, settings.neo4j_database, settings.neo4j_transaction_retry_seconds)
+        routing = urlsplit(settings.resolved_neo4j_uri).scheme.startswith("neo4j")
+        return cls(
+            driver,
+            settings.neo4j_database,
+            settings.neo4j_transaction_retry_seconds,
+            Bookmarks() if routing else None,
+        )
 
     async def close(self) -> None:
         """Close the driver and its connection pool."""
         await self.driver.close()
 
     async def ping(self) -> None:
-        """Raise :class:`DatabaseUnavailable` unless Neo4j answers a query now."""
-        async with self._translated(), self._session(neo4j.READ_ACCESS) as session:
+        """Raise :class:`DatabaseUnavailable` unless Neo4j answers a query now. Without
+        bookmarks: whether Neo4j answers, not whether it saw this process's writes (a wait on
+        a bookmark would make a readiness check's deadline cut the ping short)."""
+        session = self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS)
+        async with self._translated(), session:
             # An auto-commit query is not retried by the driver: one quick answer.
             result = await session.run(cypher_text("queries/core/ping"))
             await result.consume()
@@ -215,7 +277,7 @@ class Database:
         return self.driver.session(
             database=self.database,
             default_access_mode=access,
-            bookmark_manager=self._bookmarks,
+            bookmark_manager=self.bookmarks,
         )
 
     async def read_tx(self, work: TxWork[T]) -> T:
@@ -247,6 +309,8 @@ class Database:
                     async with self._session(neo4j.READ_ACCESS) as session:
                         return await _rows(session, name, params)
                 except (neo4j_errors.DriverError, neo4j_errors.Neo4jError) as error:
+                    if _bookmark_unreached(error):
+                        self.forget_bookmarks()  # the next attempt waits on none
                     if not error.is_retryable() or time.monotonic() - began > self.retry_seconds:
                         raise
                     delay = next(delays)
