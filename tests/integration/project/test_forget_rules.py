@@ -145,3 +145,25 @@ async def test_history_stays_while_its_thing_still_holds_the_text(make_caller: M
     assert run["matched"] == 0, run  # the note was made before `after`; its change since holds the text
     assert (await person.http.get(f"/v1/knowledge/{made}")).status_code == 200
     assert not any(e.get("scrubbed") for e in await entries(person, made))
+
+
+async def test_names_with_accented_and_non_latin_capitals_leave_the_journal(make_caller: MakeCaller) -> None:
+    """N5: journal states hold text as written, and the match is caseless in any script."""
+    person = await make_caller()
+    for name, query in (("Émile Dubreuil", "émile dubreuil"), ("Øystein Иванов", "øYSTEIN иВАНОВ")):
+        first = await note(person, {"title": "Pay", "content": f"{name} earns 91k per year.", "type": "fact"})
+        between = datetime.now(UTC).isoformat()  # when the note still said it
+        await ok(await person.http.patch(f"/v1/knowledge/{first}", json={"content": "Someone earns 91k."}))
+        second = await note(
+            person, {"title": "Home", "content": f"{name} lives at 12 Rue Haute.", "type": "fact"}
+        )
+        await ok(await person.http.delete(f"/v1/knowledge/{second}"), 204)
+        dry = await forget(person, {"query": query})
+        assert dry["counts"]["notes"] == 0 and dry["counts"]["journalEntries"] >= 4, (name, dry)
+        await forget(person, {"query": query}, dryRun=False, limit=1_000)
+        for target in (first, second):
+            said = str(await entries(person, target))
+            assert name not in said and "Dubreuil" not in said and "Иванов" not in said, said
+        past = await person.http.get(f"/v1/knowledge/{first}", params={"asKnownAt": between})
+        assert name not in past.text, past.text
+        assert (await person.http.get(f"/v1/knowledge/{first}")).status_code == 200  # the note stays
