@@ -48,6 +48,7 @@ from graph.core.db import Database
 from graph.core.embeddings import build_embedder, build_notify_embedder, relevance_floor
 from graph.core.errors import DatabaseUnavailable
 from graph.core.jobs import Jobs
+from graph.core.ledger import Ledger
 from graph.core.metrics import MeasuredEmbedder
 from graph.core.principals import ApiKeys
 from graph.core.ratelimit import RateLimiter
@@ -125,7 +126,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings=settings,
         db=db,
         embedder=embedder,
-        api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds),
+        api_keys=ApiKeys(db, cache_seconds=settings.api_key_cache_seconds, ledger=Ledger.of(settings)),
         jobs=jobs,
         knowledge=knowledge_network,
         conversations=conversation_memory,
@@ -170,7 +171,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
         maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
-        forget=ForgetService(db, knowledge_network.sizes, gists=conversation_memory.gists),
+        forget=ForgetService(
+            db, knowledge_network.sizes, gists=conversation_memory.gists, ledger=Ledger.of(settings)
+        ),
         user_dump=UserDump(db),
         user_restore=UserRestore(db, knowledge_network.sizes),
     )

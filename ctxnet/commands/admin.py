@@ -15,6 +15,7 @@ from ctxnet.commands.runner import fail, run, with_db
 from graph.core.db import Database
 from graph.core.embeddings import build_embedder, build_notify_embedder, embedder_dimension, embedder_model_id
 from graph.core.errors import ContextNetworkError, InvalidInput
+from graph.core.ledger import Ledger
 from graph.core.principals import ApiKeys, Role, Scope
 from graph.core.schema import check_schema, foreign_vectors, migrate, reembed
 from graph.core.settings import Settings, get_settings
@@ -109,19 +110,34 @@ def db_restore(
     yes: Annotated[
         bool, typer.Option("--yes", help="Replace the whole database (every user's memory).")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Restore a dump the ledger does not know (not written by `ctxnet db backup` here), "
+            "carrying out again every revocation and forget the ledger holds.",
+        ),
+    ] = False,
 ) -> None:
-    """Replace the local Neo4j's database with a dump (neo4j-admin database load): the server
-    is stopped for it, as Community requires, and started again."""
-    from ctxnet.neo4j_backup import restore
+    """Replace the local Neo4j's database with a dump (neo4j-admin database load), then carry out
+    again every key revocation, desk sign-out and forget the ledger (<data dir>/ledger.jsonl)
+    holds since the dump, before the API can reach it. The server is stopped for the load, as
+    Community requires, and started again."""
+    from ctxnet.neo4j_backup import entries, restore
     from ctxnet.neo4j_server import LocalNeo4j
 
     if not yes:
         raise fail("a restore replaces the whole database, every user's memory in it: add --yes to go on")
     try:
-        done = restore(LocalNeo4j(get_settings()), dump, say=typer.echo)
+        done = restore(LocalNeo4j(get_settings()), dump, say=typer.echo, force=force)
     except ContextNetworkError as exc:
         raise fail(exc.message) from None
-    typer.echo(f"restored {done.path} (the database was offline {done.offline_seconds:.1f} s)")
+    for entry in done.carried_out:
+        typer.echo(f"  carried out again: {entry.describe()}")
+    typer.echo(
+        f"restored {done.path} (the database was offline {done.offline_seconds:.1f} s; "
+        f"{entries(len(done.carried_out))} of the ledger carried out again)"
+    )
 
 
 # --- ctxnet keys -----------------------------------------------------------------------------
@@ -202,13 +218,14 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key id from `ctx
     """Revoke a key; requests with it get 401 from then on."""
 
     async def work(settings: Settings) -> str:
-        return await with_db(settings, lambda db: _revoke(db, key_id))
+        return await with_db(settings, lambda db: _revoke(db, key_id, Ledger.of(settings)))
 
     typer.echo(f"revoked {run(work)}")
 
 
-async def _revoke(db: Database, key_id: str) -> str:
-    return (await ApiKeys(db).revoke(key_id)).id
+async def _revoke(db: Database, key_id: str, ledger: Ledger) -> str:
+    """Revoke the key, and record it in the ledger: a restore of an older dump revokes it again."""
+    return (await ApiKeys(db, ledger=ledger).revoke(key_id)).id
 
 
 # --- ctxnet users ----------------------------------------------------------------------------
@@ -222,6 +239,6 @@ def users_forget(
         raise fail("this deletes all of the user's data; add --yes to confirm")
 
     async def work(settings: Settings) -> int:
-        return await with_db(settings, lambda db: forget_user(db, user))
+        return await with_db(settings, lambda db: forget_user(db, user, ledger=Ledger.of(settings)))
 
     typer.echo(f"deleted {run(work)} nodes of user {user}")

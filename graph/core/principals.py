@@ -8,6 +8,7 @@ leaked database does not leak usable keys.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import secrets
@@ -20,6 +21,7 @@ from typing import Any
 
 from graph.core.db import Database
 from graph.core.errors import InvalidInput, NotFound, Unauthenticated
+from graph.core.ledger import Ledger
 
 KEY_PREFIX = "ctxn_"
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
@@ -201,11 +203,16 @@ def validate_identifier(value: str, field: str) -> str:
 
 
 class ApiKeys:
-    """Create, list, revoke and resolve API keys."""
+    """Create, list, revoke and resolve API keys.
 
-    def __init__(self, db: Database, cache_seconds: float = 5.0) -> None:
+    With a ``ledger`` (the API's and the CLI's: the data directory's), every revocation and
+    every desk session that ends is recorded there too, so that a restore of an older dump
+    revokes and ends them again (:mod:`graph.core.ledger`)."""
+
+    def __init__(self, db: Database, cache_seconds: float = 5.0, ledger: Ledger | None = None) -> None:
         self._db = db
         self._cache_seconds = cache_seconds
+        self._ledger = ledger
         self._cache: dict[str, tuple[float, Principal, bool]] = {}
         #: Until when each desk session kept in ``_cache`` holds (epoch seconds).
         self._desk_until: dict[str, int] = {}
@@ -254,7 +261,10 @@ class ApiKeys:
         if not rows:
             raise NotFound(f"no API key with id {key_id!r}", field="id")
         self._cache.clear()
-        return ApiKeyInfo.from_row(rows[0]["key"])
+        info = ApiKeyInfo.from_row(rows[0]["key"])
+        if self._ledger is not None:
+            await asyncio.to_thread(self._ledger.revoked, info.id, info.user_id)
+        return info
 
     async def resolve(self, secret: str | None, desk: bool = False) -> Principal:
         """The principal behind a presented key, or :class:`Unauthenticated`. A desk session's
@@ -294,6 +304,8 @@ class ApiKeys:
             "queries/core/api_key_desk_open", id=key_id, hash=hash_key(secret), until=until
         )
         self._cache.clear()  # the session it replaced ends at once on this process
+        if rows and self._ledger is not None:  # the one it replaced, if any, stays ended
+            await asyncio.to_thread(self._ledger.desk_ended, key_id, rows[0]["key"]["userId"])
         return bool(rows)
 
     async def resolve_desk(self, secret: str) -> tuple[Principal, int]:
@@ -324,8 +336,16 @@ class ApiKeys:
 
     async def close_desk(self, secret: str) -> None:
         """End a desk session at once here (within ``cache_seconds`` on other processes)."""
-        await self._db.write("queries/core/api_key_desk_close", hash=hash_key(secret))
+        rows = await self._db.write("queries/core/api_key_desk_close", hash=hash_key(secret))
         self._cache.pop("desk:" + hash_key(secret), None)
+        if rows and self._ledger is not None:
+            await asyncio.to_thread(self._ledger.desk_ended, rows[0]["id"])
+
+    async def end_desk(self, key_id: str) -> None:
+        """End whatever desk session a key holds (a restore carrying out the ledger again:
+        every session the dump holds on it was opened before the sign-in or sign-out that
+        the ledger says ended it)."""
+        await self._db.write("queries/core/api_key_desk_end", id=key_id)
 
     @staticmethod
     def _at(principal: Principal, is_desk_session: bool, desk: bool) -> Principal:

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from graph.core.db import Database
 from graph.core.gate import Gated, WriteGate
+from graph.core.ledger import Ledger
 from graph.core.principals import validate_identifier
 
 
-async def forget_user(db: Database, user_id: str, batch_size: int = 5_000) -> int:
+async def forget_user(
+    db: Database, user_id: str, batch_size: int = 5_000, ledger: Ledger | None = None
+) -> int:
     """Delete all of a user's data (notes, edges, threads, keys, ...); returns the nodes deleted.
 
     Runs in batches, each through the user's write gate, so a large user does not need one
     huge transaction and no write of theirs interleaves with a batch. The user's Tenant node
     stays as a tombstone: the gate refuses their writes from then on (a job still running, a
-    key cached elsewhere), until a new key is made for the user. Safe to re-run.
+    key cached elsewhere), until a new key is made for the user. Safe to re-run. Once every
+    batch is done it is recorded in the ``ledger`` (``ctxnet users forget`` passes the data
+    directory's), so a restore of an older dump forgets the user again.
     """
     validate_identifier(user_id, "user")
     gate = WriteGate(db)
@@ -30,6 +37,8 @@ async def forget_user(db: Database, user_id: str, batch_size: int = 5_000) -> in
         deleted = await gate.write(user_id, batch, forgetting=True)
         total += deleted
         if deleted < batch_size:
+            if ledger is not None:
+                await asyncio.to_thread(ledger.user_forgotten, user_id)
             return total
 
 
