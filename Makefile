@@ -53,6 +53,14 @@ bench: setup
 fuzz: setup
 	$(BIN)/python -m tests.support.fuzz
 
+## forget-probe: the generated forget probe (tests/integration/project/test_forget_shapes.py) on
+## $(EXAMPLES) users, each from its own seed, side by side in $(WORKERS) workers (make test runs
+## one); CTXNET_FORGET_SEED=N makes the first user's seed N, to re-run a failure
+EXAMPLES ?= 10
+.PHONY: forget-probe
+forget-probe: setup
+	CTXNET_FORGET_EXAMPLES=$(EXAMPLES) $(BIN)/pytest -q -n $(WORKERS) tests/integration/project/test_forget_shapes.py $(ARGS)
+
 ## openapi: rewrite docs/openapi.json (the API contract) and docs/api.md (written from it); unit tests hold the code to both
 openapi: $(SETUP)
 	$(BIN)/python -c 'from tests.unit.core.test_openapi_contract import CONTRACT, render_openapi; CONTRACT.write_text(render_openapi(), encoding="utf-8")'
