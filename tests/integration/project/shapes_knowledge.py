@@ -95,6 +95,9 @@ def vocabulary(rng: random.Random, count: int) -> list[Words]:
     ]
 
 
+#: Two codes of one chain are at cosine 0.944 or more (embedded alone, every script), two
+#: budgets of one conflict at 0.952 or more, notes of two subjects at most 0.82: the dedupe
+#: threshold (0.92) folds or links the first, never the second.
 def _code(s: Subject, w: Words, name: str, number: int) -> dict[str, object]:
     t, p = w.topics[0], w.places[0]
     return {
@@ -182,10 +185,13 @@ async def merged(world: World, s: Subject, w: Words) -> str:
         "id": s.id("merged"),
         "title": f"{t.capitalize()} permit",
         "type": "fact",
-        "content": f"The permit for the {t} at the {p} is renewed every March by the facilities office.",
+        "content": f"The permit for the {t} at the {p} is renewed every March by the facilities office, "
+        "and the form sits in the blue folder at reception.",
     }
     await world.send(world.person, "POST", "/v1/knowledge", body)
-    twin = body | {"id": s.id("twin"), "content": str(body["content"])[:-1] + f", says {s.say()}."}
+    # Embedded alone, the twin is at cosine 0.954 or more from the note in every script and
+    # spelling the generator makes (the dedupe threshold is 0.92): it folds in.
+    twin = body | {"id": s.id("twin"), "content": str(body["content"])[:-1] + f", as {s.say()} said."}
     answer = await world.send(world.person, "POST", "/v1/knowledge", twin)
     assert answer.get("mergedInto") == body["id"], ("not merged", twin, answer)
     return world.note(s, "note", str(body["id"]))
