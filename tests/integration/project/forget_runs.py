@@ -72,6 +72,7 @@ async def grow(make_caller: MakeCaller, rng: random.Random, base_url: str, db: D
     world = World(person, agent, rng)
     cast = dict(zip(ROLES, subjects(rng, len(ROLES)), strict=True))
     *words, later = vocabulary(rng, len(ROLES) + 1)
+    later.second = True
     grown = Grown(world, cast, dict(zip(ROLES, words, strict=True)), later)
 
     async def about(role: str, s: Subject) -> None:

@@ -85,6 +85,10 @@ class Words:
     topics: list[str]
     places: list[str]
     told: str
+    #: Which wording the shapes take: a subject written twice (before and after a window's
+    #: boundary) takes the other one the second time, or an agent's note would restate what a
+    #: person deleted the first time (and be held for the person).
+    second: bool = False
 
 
 def vocabulary(rng: random.Random, count: int) -> list[Words]:
@@ -273,15 +277,17 @@ async def corrected(world: World, s: Subject, w: Words) -> str:
     keep = s.rng.random() < 0.5
     note_id = s.id("corrected")
     said = f"{s.say()} parks in bay {s.rng.randint(10, 99)} at the {w.places[1]}."
+    if w.second:
+        said = f"{s.say()} takes the {s.rng.randint(10, 99)} bus to the {w.places[1]} every weekday."
     body = {
         "id": note_id,
-        "title": f"Parking at the {w.places[1]}",
+        "title": f"Getting to the {w.places[1]}",
         "content": said,
         "type": "fact",
         "dedupe": False,
     }
     await world.send(world.agent, "POST", "/v1/knowledge", body)
-    fixed = f"{s.say()} parks in the visitors' bay." if keep else "Parking there is first come, first served."
+    fixed = f"{s.say()} comes by the visitors' entrance." if keep else "Nobody knows how they get there."
     await world.send(world.person, "PATCH", f"/v1/knowledge/{note_id}", {"content": fixed})
     answer = await world.send(world.agent, "PATCH", f"/v1/knowledge/{note_id}", {"content": said}, 202)
     assert answer["proposal"]["status"] == "pending", answer
@@ -297,16 +303,20 @@ async def deleted(world: World, s: Subject, w: Words) -> None:
         "title": f"{s.say()}'s spare {w.topics[0]}",
         "type": "fact",
         "dedupe": False,
-        "content": f"{s.say()} keeps a spare {w.topics[0]} key in the {w.places[2]}.",
+        "content": f"{s.say()} keeps a spare {w.topics[0]} key in the {w.places[2]}."
+        if not w.second
+        else f"{s.say()} borrowed the ladder from the {w.places[2]} and never gave it back.",
     }
     await world.send(world.person, "POST", "/v1/knowledge", own)
     await world.send(world.person, "DELETE", f"/v1/knowledge/{own['id']}", None, 204)
     world.note(s, "gone", str(own["id"]))
     theirs = {
         "id": s.id("gone"),
-        "title": f"Badge of {s.forms[0]}",
+        "title": f"Badge of {s.forms[0]}" if not w.second else f"Cards {s.forms[0]} lost",
         "type": "fact",
-        "content": f"The {w.places[0]} badge of {s.forms[0]} is kept at the front desk.",
+        "content": f"The {w.places[0]} badge of {s.forms[0]} is kept at the front desk."
+        if not w.second
+        else f"{s.forms[0]} lost the card for the {w.topics[0]} twice this winter.",
     }
     await world.send(world.agent, "POST", "/v1/knowledge", theirs)
     await world.send(world.person, "DELETE", f"/v1/knowledge/{theirs['id']}", None, 204)
