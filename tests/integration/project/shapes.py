@@ -143,6 +143,8 @@ class World:
     rng: random.Random
     made: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     calls: int = 0
+    #: Per subject, an agent's note a person deleted: writing it again is held for the person.
+    held: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def note(self, subject: Subject, kind: str, thing_id: str) -> str:
         """Remember that ``thing_id`` (a note, a thread, ...) was planted for ``subject``."""

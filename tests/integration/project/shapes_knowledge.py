@@ -321,6 +321,7 @@ async def deleted(world: World, s: Subject, w: Words) -> None:
     await world.send(world.agent, "POST", "/v1/knowledge", theirs)
     await world.send(world.person, "DELETE", f"/v1/knowledge/{theirs['id']}", None, 204)
     world.note(s, "gone", str(theirs["id"]))
+    world.held[s.label] = theirs
     again = await world.send(world.agent, "POST", "/v1/knowledge", theirs | {"id": s.id("again")}, 202)
     assert again["proposal"]["status"] == "pending", again
     edited = {
