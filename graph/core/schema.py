@@ -241,12 +241,14 @@ async def _insight_tenant_keys(db: Database) -> None:
 
 #: The data step that rewrites stored states written with ASCII escapes (its Migration node's name).
 LITERAL_STATES = "states-literal"
-#: Per kind of node that keeps stored states: the query of its users, and of a user's page.
-_STATE_WALKS = {
-    "Mutation": ("queries/core/states_mutation_users", "queries/core/states_mutation_page"),
-    "Correction": ("queries/core/states_correction_users", "queries/core/states_correction_page"),
-    "Proposal": ("queries/core/states_proposal_users", "queries/core/states_proposal_page"),
+#: Per kind of node that keeps stored states, the query of a page of those to rewrite.
+_STATE_PAGES = {
+    "Mutation": "queries/core/states_mutation_page",
+    "Correction": "queries/core/states_correction_page",
+    "Proposal": "queries/core/states_proposal_page",
 }
+#: A user id after every other (U+FFFF is no character, and sorts after every other one).
+_LAST_USER = "\uffff"
 
 
 async def literal_states(db: Database, batch: int = 1_000) -> int | None:
@@ -255,20 +257,13 @@ async def literal_states(db: Database, batch: int = 1_000) -> int | None:
     the number of properties rewritten, or ``None`` when the step was carried out before.
 
     Once done it is marked (a ``Migration`` node), so a start-up then costs one read. The
-    walk goes kind by kind, user by user (:func:`restate_user`); it is safe beside the API
-    and in several processes at once, and run again after a stop it reads the states again
-    but rewrites none twice.
+    walk (:func:`_restate`) is safe beside the API and in several processes at once, and
+    run again after a stop it reads the states again but rewrites none twice.
     """
     [row] = await db.read("queries/core/migration_done", name=LITERAL_STATES)
     if row["done"]:
         return None
-    rewritten = 0
-    for kind, (users_query, _) in _STATE_WALKS.items():
-        after_user = ""
-        while users := await db.read(users_query, after=after_user, limit=100):
-            for user in users:
-                rewritten += await _restate(db, kind, str(user["userId"]), batch)
-            after_user = str(users[-1]["userId"])
+    rewritten = await _restate(db, "", _LAST_USER, batch)
     await db.write("queries/core/migration_mark", name=LITERAL_STATES)
     log.info("stored states rewritten without ASCII escapes", extra={"properties": rewritten})
     return rewritten
@@ -277,29 +272,40 @@ async def literal_states(db: Database, batch: int = 1_000) -> int | None:
 async def restate_user(db: Database, user_id: str, batch: int = 1_000) -> int:
     """Rewrite one user's stored states written with ASCII escapes (journal entries,
     corrections, proposals); the number of properties rewritten."""
-    return sum([await _restate(db, kind, user_id, batch) for kind in _STATE_WALKS])
+    return await _restate(db, user_id, user_id, batch)
 
 
-async def _restate(db: Database, kind: str, user_id: str, batch: int) -> int:
-    """One user's states of one kind, a page of ``batch`` at a time: the page reads, through
-    the (userId, id) index in its order, only states that hold a ``\\u``, and its changes
-    are written in a transaction of their own, each only if the state is still as read (a
-    forget that scrubbed it meanwhile wins)."""
-    rewritten, after = 0, ""
-    while page := await db.read(_STATE_WALKS[kind][1], userId=user_id, after=after, limit=batch):
-        rows = [
-            {"ref": r["ref"], "key": key, "old": old, "new": new}
-            for r in page
-            for key in STATE_PROPERTIES[kind]
-            if isinstance(old := r["states"][key], str) and (new := restate(old)) != old
-        ]
-        if rows:
-            [done] = await db.write("queries/core/states_rewrite", rows=rows)
-            rewritten += int(done["rewritten"])
-        if len(page) < batch:
-            break
-        after = str(page[-1]["id"])
-    return rewritten
+async def _restate(db: Database, first_user: str, last_user: str, batch: int) -> int:
+    """Rewrite the states of the users from ``first_user`` to ``last_user``, kind by kind.
+    A page reads the next ``batch`` states that hold a ``\\u``, in (userId, id) order
+    through each kind's index, on from where the last page stopped; the changes are written
+    ``batch`` a transaction, each only if the state is still as read (a forget that
+    scrubbed it meanwhile wins)."""
+    pending: list[dict[str, Any]] = []
+    rewritten = 0
+    for kind, page_query in _STATE_PAGES.items():
+        after: tuple[str, str] = (first_user, "")
+        while page := await db.read(
+            page_query, afterUser=after[0], afterId=after[1], lastUser=last_user, limit=batch
+        ):
+            pending += [
+                {"ref": r["ref"], "key": key, "old": old, "new": new}
+                for r in page
+                for key in STATE_PROPERTIES[kind]
+                if isinstance(old := r["states"][key], str) and (new := restate(old)) != old
+            ]
+            while len(pending) >= batch:
+                rewritten += await _rewrite(db, pending[:batch])
+                del pending[:batch]
+            if len(page) < batch:
+                break
+            after = (str(page[-1]["userId"]), str(page[-1]["id"]))
+    return rewritten + (await _rewrite(db, pending) if pending else 0)
+
+
+async def _rewrite(db: Database, rows: list[dict[str, Any]]) -> int:
+    [done] = await db.write("queries/core/states_rewrite", rows=rows)
+    return int(done["rewritten"])
 
 
 #: What ``reembed`` recomputes: notes (title + content), insights (content), saved session
