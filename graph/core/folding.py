@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from graph.core.db import Database
+
 #: The code points whose caseless form the statements' expression does not give.
 RARE: tuple[tuple[int, int], ...] = (
     (0x13A0, 0x13F5), (0x13F8, 0x13FD), (0x1C80, 0x1C88), (0x1F80, 0x1FAF), (0x1FB2, 0x1FB4),
@@ -44,6 +46,14 @@ CYPHER_FOLD = (
 
 #: Characters JSON text writes escaped (``json.dumps(..., ensure_ascii=False)``).
 _JSON_ESCAPED = frozenset('"\\') | frozenset(chr(c) for c in range(0x20))
+
+
+async def cypher_folds(db: Database, texts: list[str]) -> list[tuple[str, bool]]:
+    """What the statements make of each of ``texts``: its caseless form by
+    :data:`CYPHER_FOLD`, and whether it holds one of :data:`RARE` (what the tests hold to
+    :func:`fold`)."""
+    rows = await db.read_listed("queries/core/fold_probe", texts=texts, rare=RARE_PATTERN)
+    return [(str(folded), bool(rare)) for folded, rare in rows]
 
 
 def fold(text: str) -> str:

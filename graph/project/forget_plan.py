@@ -243,8 +243,10 @@ async def _things(
         "ids": sorted(ids) if ids is not None else None, "tags": _list(match.tags), "source": match.source,
         "before": match.before, "after": match.after,
     }  # fmt: skip
-    name = "forget_match_notes_by_id" if ids is not None else "forget_match_notes"
-    result.notes = await _listed(run, f"queries/project/{name}", **params)
+    name = "queries/project/forget_match_notes"
+    if ids is not None:  # named, or holding the query: seeks through the key
+        name = "queries/project/forget_match_notes_by_id"
+    result.notes = await _listed(run, name, **params)
     if match.fields() == ["ids"]:
         result.threads = [
             dict(r) for r in await run("queries/project/forget_match_threads", ids=params["ids"])

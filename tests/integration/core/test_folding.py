@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graph.core.db import Database
-from graph.core.folding import CYPHER_FOLD, RARE, RARE_PATTERN, fold
+from graph.core.folding import CYPHER_FOLD, RARE, cypher_folds, fold
 
 pytestmark = pytest.mark.integration
 
@@ -23,16 +23,12 @@ def _is_rare(code: int) -> bool:
     return any(a <= code <= b for a, b in RARE)
 
 
-async def _cypher_folds(db: Database, texts: list[str]) -> list[list[object]]:
-    return await db.read_listed("queries/core/fold_probe", texts=texts, rare=RARE_PATTERN)
-
-
 async def test_every_code_point_folds_as_python_folds_it_or_is_rare(db: Database) -> None:
     codes = [c for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
     wrong: list[str] = []
     for start in range(0, len(codes), 100_000):
         chunk = codes[start : start + 100_000]
-        rows = await _cypher_folds(db, [chr(c) for c in chunk])
+        rows = await cypher_folds(db, [chr(c) for c in chunk])
         for code, (folded, rare) in zip(chunk, rows, strict=True):
             assert rare == _is_rare(code), hex(code)
             if not rare and folded != fold(chr(code)):
@@ -46,7 +42,7 @@ async def test_strings_in_many_scripts_fold_as_python_folds_them(db: Database) -
     alphabet = "ÉéØøßẞİıΣσςΐЖжИванΣοφίαΑΘΗΝΑ東京ﬁﬀⅫ①ＡＢＣabcXYZ '\"\\\n-"
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30))) for _ in range(3_000)]
     texts += ["ΟΔΥΣΣΕΥΣ", "Straße", "İstanbul", "ﬁle", "Émile Østergård", "ΣΟΦΊΑΣ ΣΟΦΊΑ"]
-    rows = await _cypher_folds(db, texts)
+    rows = await cypher_folds(db, texts)
     assert [r[0] for r in rows] == [fold(t) for t in texts]
 
 
