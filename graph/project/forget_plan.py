@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.core.db import Row, listed
-from graph.core.folding import RARE_PATTERN, fold, holds, json_holds, json_probe
+from graph.core.folding import LOW_PATTERN, RARE_PATTERN, fold, holds, json_holds, json_probe
 from graph.knowledge.models import EdgeType
 
 #: Most things one transaction forgets (notes, insights, threads, pages, traces, changes).
@@ -226,7 +226,7 @@ async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> Forge
 
 def _text_params(query: str) -> dict[str, Any]:
     return {
-        "query": query, "jsonProbe": json_probe(query), "rare": RARE_PATTERN, "fields": FIELDS,
+        "query": query, "jsonProbe": json_probe(query), "rare": RARE_PATTERN, "low": LOW_PATTERN, "fields": FIELDS,
         "edgeNames": _EDGE_NAMES,
     }  # fmt: skip
 

@@ -2,4 +2,4 @@
 // CYPHER_FOLD), and whether each holds one of RARE ($rare): what
 // tests/integration/core/test_folding.py holds to Python's own.
 UNWIND $texts AS v
-RETURN collect([normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC), v =~ $rare]) AS rows
+RETURN collect([normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC), NOT v =~ $low AND v =~ $rare]) AS rows

@@ -56,9 +56,10 @@ CALL () {
   WHERE a.userId = $userId AND (n.note IS NOT NULL OR n.source IS NOT NULL)
   RETURN 'edge' AS kind, a.id + ' ' + $edgeNames[type(n)] + ' ' + b.id AS id, n.createdAt AS at, n AS n
 }
-WITH kind, id, at, n, [k IN $fields[kind] WHERE any(v IN CASE WHEN n[k] IS :: LIST<ANY> THEN n[k] ELSE [n[k]] END
+WITH kind, id, at, [k IN $fields[kind] WHERE n[k] IS NOT NULL | [k, n[k]]] AS pairs
+WITH kind, id, at, [p IN pairs WHERE any(v IN CASE WHEN p[1] IS :: LIST<ANY> THEN p[1] ELSE [p[1]] END
   WHERE v IS :: STRING
     AND (normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC) CONTAINS $query
-         OR v =~ $rare))] AS hits
+         OR (NOT v =~ $low AND v =~ $rare)))] AS hits
 WHERE size(hits) > 0
-RETURN collect({kind: kind, id: id, at: at, values: [k IN hits | [k, n[k]]]}) AS rows
+RETURN collect({kind: kind, id: id, at: at, values: hits}) AS rows

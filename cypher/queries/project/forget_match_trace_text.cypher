@@ -32,10 +32,10 @@ CALL () {
 WITH kind, id, targetId, at, n,
      [k IN json WHERE n[k] IS :: STRING AND any(v IN [n[k]] WHERE
         normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC) CONTAINS $jsonProbe
-        OR v =~ $rare)] AS jsonHits,
+        OR (NOT v =~ $low AND v =~ $rare))] AS jsonHits,
      [k IN plain WHERE n[k] IS :: STRING AND any(v IN [n[k]] WHERE
         normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC) CONTAINS $query
-        OR v =~ $rare)] AS plainHits
+        OR (NOT v =~ $low AND v =~ $rare))] AS plainHits
 WHERE size(jsonHits) + size(plainHits) > 0
 RETURN collect({kind: kind, id: id, targetId: targetId, at: at,
                 json: [k IN jsonHits | n[k]], plain: [k IN plainHits | n[k]]}) AS rows
