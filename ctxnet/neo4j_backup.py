@@ -39,11 +39,11 @@ from ctxnet.commands.runner import with_db
 from ctxnet.neo4j_home import ADMIN_TOOL, PRIVATE_UMASK
 from ctxnet.neo4j_server import LocalNeo4j
 from graph.core.db import Database
-from graph.core.errors import Neo4jRuntimeError, NotFound, Unauthenticated
+from graph.core.errors import Neo4jRuntimeError, NotFound
 from graph.core.ledger import DESK_END, FORGET, REVOKE, USER_FORGET, Entry, Ledger
 from graph.core.principals import ApiKeys
 from graph.core.settings import Settings
-from graph.core.users import forget_user
+from graph.core.users import forget_user, presence
 from graph.project.forget import replay
 
 #: The database the service keeps everything in.
@@ -178,7 +178,8 @@ def _carry_out(local: LocalNeo4j, due: list[Entry]) -> None:
 
 async def carry_out(db: Database, due: list[Entry]) -> None:
     """Carry out the ledger's entries again, in order; idempotent (what the database does not
-    hold, or holds done already, is skipped), so a replay of a replay changes nothing."""
+    hold, or holds done already, is skipped: no user it never held is made, not even their
+    gate's Tenant node), so a replay of a replay changes nothing."""
     keys = ApiKeys(db, cache_seconds=0)  # no ledger: carried out again, not recorded again
     for entry in due:
         fields = entry.fields
@@ -188,9 +189,11 @@ async def carry_out(db: Database, due: list[Entry]) -> None:
         elif entry.kind == DESK_END:
             await keys.end_desk(fields["keyId"])
         elif entry.kind == USER_FORGET:
-            await forget_user(db, fields["userId"])
+            if not (await presence(db, fields["userId"])).nothing_to_forget:
+                await forget_user(db, fields["userId"])
         elif entry.kind == FORGET:
-            with contextlib.suppress(Unauthenticated):  # the user is forgotten whole in the dump
+            held = await presence(db, fields["userId"])
+            if held.wrote and not held.forgotten:  # a run forgets only what the user wrote
                 await replay(db, fields["userId"], fields["record"])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from graph.core.db import Database
 from graph.core.gate import Gated, WriteGate
@@ -40,6 +41,31 @@ async def forget_user(
             if ledger is not None:
                 await asyncio.to_thread(ledger.user_forgotten, user_id)
             return total
+
+
+@dataclass(frozen=True)
+class Presence:
+    """What the database holds of a user (:func:`presence`)."""
+
+    #: Their Tenant node exists: they wrote through the write gate at least once.
+    wrote: bool
+    #: It is the tombstone of a user forgotten whole (nothing of theirs is left).
+    forgotten: bool
+    #: An API key carries their id.
+    keys: bool
+
+    @property
+    def nothing_to_forget(self) -> bool:
+        """Forgotten already, or never held: forgetting them again would only make a Tenant
+        node (the gate's) for a user the database does not hold."""
+        return self.forgotten or not (self.wrote or self.keys)
+
+
+async def presence(db: Database, user_id: str) -> Presence:
+    """What the database holds of a user, read without the write gate (which would make
+    their Tenant node): a restore carrying out the ledger skips the users it does not hold."""
+    [row] = await db.read("queries/core/user_presence", userId=user_id)
+    return Presence(wrote=bool(row["wrote"]), forgotten=bool(row["forgotten"]), keys=bool(row["keys"]))
 
 
 async def find_orphans(db: Database, user_id: str) -> list[dict[str, str]]:

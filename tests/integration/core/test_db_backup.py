@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import LiteralString
 
 import httpx
 import pytest
@@ -225,6 +226,17 @@ async def _serving_again(api: ApiProcess, key: str, round_: int) -> tuple[float,
     return first_ready, time.monotonic() - began
 
 
+async def _nodes_of(db: Database, user: str, where: LiteralString = "") -> int:
+    """How many nodes carry the user's id. Without the driver's default bookmarks
+    (``inspect``'s): this process's are older than the restored database, and Neo4j would
+    wait on them in vain."""
+    records, _, _ = await db.driver.execute_query(
+        "MATCH (n) WHERE n.userId = $u " + where + " RETURN count(n) AS n",
+        {"u": user}, database_=db.database, bookmark_manager_=None,
+    )  # fmt: skip
+    return int(records[0]["n"])
+
+
 async def _nothing_came_back(
     me: httpx.AsyncClient, spare_key: str, desk: str, victim: str, db: Database
 ) -> None:
@@ -236,13 +248,7 @@ async def _nothing_came_back(
         base_url=str(me.base_url), headers={"Authorization": f"Bearer {spare_key}"}
     ) as spare:
         assert (await spare.get("/v1/me")).status_code == 401
-    # Without the driver's default bookmarks (``inspect``'s): this process's are older than
-    # the restored database, and Neo4j would wait on them in vain.
-    records, _, _ = await db.driver.execute_query(
-        "MATCH (n) WHERE n.userId = $u AND NOT n:Tenant RETURN count(n) AS n",
-        {"u": victim}, database_=db.database, bookmark_manager_=None,
-    )  # fmt: skip
-    assert records[0]["n"] == 0, "the forgotten user's nodes came back"
+    assert await _nodes_of(db, victim, "AND NOT n:Tenant") == 0, "the forgotten user's nodes came back"
     assert (await me.get("/v1/knowledge/rendezvous")).status_code == 404
     for mode in ("hybrid", "vector", "fulltext"):
         found = await me.post("/v1/search", json={"query": "rendezvous blue lighthouse Tuesday dawn",
@@ -294,6 +300,13 @@ async def test_a_restore_carries_out_the_ledger_again_and_running_apis_recover_e
             )
             assert forgot.returncode == 0, forgot.stderr
             assert (await victim.get("/v1/me")).status_code == 401
+            _, late_key = await keys.create("restore-late", Role.HUMAN)  # a user the dump never held
+            async with _client(api, late_key) as late:
+                await _write(late, "late", 1)
+            forgot = await asyncio.to_thread(
+                ctxnet, own_settings, "users", "forget", "--user", "restore-late", "--yes"
+            )
+            assert forgot.returncode == 0, forgot.stderr
             run = await me.post("/v1/forget", json={"match": {"query": "blue lighthouse"}, "dryRun": False})
             assert run.status_code == 200 and run.json()["matched"] >= 1, run.text
             await _nothing_came_back(me, spare_key, desk, "restore-victim", db)
@@ -301,12 +314,15 @@ async def test_a_restore_carries_out_the_ledger_again_and_running_apis_recover_e
             for round_ in (1, 2):  # two restores in a row, writes between them
                 restored = await asyncio.to_thread(ctxnet, own_settings, "db", "restore", str(dump), "--yes")
                 assert restored.returncode == 0, restored.stderr
-                assert "4 entries of the ledger carried out again" in restored.stdout, restored.stdout
+                assert "5 entries of the ledger carried out again" in restored.stdout, restored.stdout
                 assert f"key {spare.id} of user restore-person revoked" in restored.stdout
                 ready, serving = await _serving_again(api, person, round_)
                 last = restored.stdout.splitlines()[-1]
                 print(f"restore {round_}: {last}; /ready 200 after {ready:.1f} s, 6 calls {serving:.1f} s")
                 assert (await victim.get("/v1/me")).status_code == 401
+                # A user the dump never held, forgotten after it: not made again, not even the
+                # Tenant node the write gate would give them.
+                assert await _nodes_of(db, "restore-late") == 0
                 await _nothing_came_back(me, spare_key, desk, "restore-victim", db)
                 await _write(me, f"between-{round_}", 20)
     finally:
