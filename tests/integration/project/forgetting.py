@@ -77,9 +77,11 @@ class Probe:
         self._folded = sorted({fold(re.sub(r"\s+", " ", n)) for n in self.needles if n.strip()})
 
     def look(self, where: str, text: str, asked: str | None = None, family: str = "") -> None:
-        """Search ``text`` (folded) for every needle, the echo of ``asked`` taken out."""
+        """Search ``text`` (folded) for every needle, the echo of ``asked`` taken out (spaces
+        and line breaks read as one space: an answer may say what it was asked on one line)."""
+        text = re.sub(r"\s+", " ", text)
         if asked is not None:
-            text = text.replace(fold(asked), " ")
+            text = text.replace(re.sub(r"\s+", " ", fold(asked)), " ")
         if any(fold(c) in text for c in self.controls):
             self.shown.add(family or where)
         for needle in self._folded:

@@ -170,7 +170,7 @@ async def plain(world: World, s: Subject, w: Words, count: int) -> list[str]:
             )
             if where in ("content", "both")
             else f"The {w.topics[2]} at the {w.places[2]} is checked weekly ({k}).",
-            "source": s.rng.choice(("docs", "inferred")),
+            "source": s.rng.choice(("docs", "inferred")) if k else "inferred",  # the first: tags alone
             "tags": [s.tag] if k == 0 or s.rng.random() < 0.5 else ["visits"],
         }
         if where == "sourceRef":
