@@ -153,10 +153,12 @@ class Match:
 
     @property
     def only_ids(self) -> bool:
+        """Whether ``ids`` is the only criterion (a thread named then goes whole)."""
         return self.ids is not None and list(self.body()) == ["ids"]
 
     @property
     def windowed(self) -> bool:
+        """Whether ``before`` or ``after`` is given."""
         return self.before is not None or self.after is not None
 
     def within(self, at: datetime | None) -> bool:

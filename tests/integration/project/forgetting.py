@@ -118,6 +118,7 @@ class Probe:
 
 
 def marked(text: str) -> str:
+    """``text`` between two :data:`MARK` words, as it is asked."""
     return f"{MARK} {text} {MARK}"
 
 

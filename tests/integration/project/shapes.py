@@ -152,6 +152,7 @@ class World:
         return thing_id
 
     def of(self, subject: Subject, kind: str) -> list[str]:
+        """The ids of one kind planted for ``subject``."""
         return self.made.get(subject.label, {}).get(kind, [])
 
     async def send(self, caller: Caller, method: str, path: str, body: Any = None, *codes: int) -> Any:

@@ -22,10 +22,12 @@ from tests.support.sweep import seed_everything
 
 
 def token() -> str:
+    """A text no other test writes."""
     return f"zq{uuid.uuid4().hex[:10]}"
 
 
 async def ok(answer: httpx.Response) -> dict[str, Any]:
+    """The answer's JSON, once it is a 200 or 201."""
     assert answer.status_code in (200, 201), (answer.request.url, answer.status_code, answer.text)
     body: dict[str, Any] = answer.json()
     return body
@@ -38,6 +40,7 @@ class CrashingGate:
         self._gate, self._crash_at, self.calls = gate, crash_at, 0
 
     async def write(self, user_id: str, work: Any) -> Any:
+        """The gate's write, or the process's death at the ``crash_at``-th."""
         self.calls += 1
         if self.calls == self._crash_at:
             raise RuntimeError("the process died")
