@@ -116,8 +116,7 @@ class ForgetOut(OutModel):
 
     dry_run: bool
     matched: int = Field(
-        description="Everything that goes or changes, traces included (the sum of counts): what limit "
-        "bounds."
+        description="Everything that goes or changes, traces included (the sum of counts): what limit bounds."
     )
     counts: ForgetCountsOut
     sample: list[ForgottenThingOut] = Field(description=f"At most {SAMPLE} of them.")

@@ -226,8 +226,8 @@ async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> Forge
 
 def _text_params(query: str) -> dict[str, Any]:
     return {
-        "query": query, "jsonProbe": json_probe(query), "rare": RARE_PATTERN, "low": LOW_PATTERN, "fields": FIELDS,
-        "edgeNames": _EDGE_NAMES,
+        "query": query, "jsonProbe": json_probe(query), "rare": RARE_PATTERN, "low": LOW_PATTERN,
+        "fields": FIELDS, "edgeNames": _EDGE_NAMES,
     }  # fmt: skip
 
 
