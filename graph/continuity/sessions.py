@@ -10,7 +10,6 @@ its pending actions open as nodes of their own (``LEFT_OPEN``).
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from graph.core.db import Database, Row, run_rows
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
+from graph.core.states import state_json
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
 
@@ -63,7 +63,8 @@ class SessionEnd:
         }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
+        # the request's text as written (JSON without escapes): a forget's query finds it
+        object.__setattr__(self, "fingerprint", state_json(self.given()))
 
 
 def pending_action_id(session_id: str, position: int) -> str:

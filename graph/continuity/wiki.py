@@ -22,7 +22,6 @@ user's conversation memory, which no scope holds: its save may not carry any
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from graph.core.embeddings import Embedder
 from graph.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
+from graph.core.states import state_json
 from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
@@ -80,7 +80,8 @@ class SessionSave:
         }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fingerprint", json.dumps(self.given(), sort_keys=True))
+        # the request's text as written (JSON without escapes): a forget's query finds it
+        object.__setattr__(self, "fingerprint", state_json(self.given()))
 
     def checked(self) -> SessionSave:
         """This save, or :class:`InvalidInput` naming the field that is wrong. An insight

@@ -43,7 +43,7 @@ Run = Callable[..., Awaitable[list[Row]]]
 FIELDS: dict[str, list[str]] = {
     "note": ["title", "content", "tags", "source", "sourceRef", "context", "consequences", "invalidReason"],
     "insight": ["content"],
-    "wikiPage": ["title", "summary", "decisions", "learnings", "openQuestions"],
+    "wikiPage": ["title", "summary", "decisions", "learnings", "openQuestions", "savedWith"],
     "goal": ["title", "outcome"],
     "skill": ["name", "bodyMd", "bundle", "trigger", "tags"],
     "toolCall": ["tool", "arguments", "resultSummary"],
@@ -52,7 +52,7 @@ FIELDS: dict[str, list[str]] = {
     "agentDoc": ["text"],
     "message": ["content"],
     "thread": ["topic"],
-    "session": ["topic", "openingMessage", "summary", "topics", "keyDecisions"],
+    "session": ["topic", "openingMessage", "summary", "topics", "keyDecisions", "endedWith"],
     "profile": ["background"],
     "agent": ["baseInstructions"],
     "edge": ["note", "source"],
@@ -214,13 +214,21 @@ async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> Forge
         text = [r for r in text if any(holds(value, query) for _, value in r["values"])]
     result = ForgetPlan()
     holders = {(r["kind"], r["id"]) for r in text}
+    named: list[dict[str, Any]] = []
+    if match.ids is not None:
+        named = await _listed(run, "queries/project/forget_match_named", ids=list(match.ids))
     await _things(run, match, result, {key for kind, key in holders if kind == "note"}, text)
-    _records_and_changes(match, result, text)
+    _records_and_changes(match, result, text, named, holders)
     going = result.going()
-    rows = await _listed(
-        run, "queries/project/forget_match_traces", targets=sorted(going | set(match.ids or ()))
-    )
+    # A named id's traces are the run's when its thing is gone (deleted before); with a
+    # query, only those that hold it (below).
+    gone = set(match.ids or ()) - {r["id"] for r in named} if query is None else set()
+    rows = await _listed(run, "queries/project/forget_match_traces", targets=sorted(going | gone))
     _traces(match, result, rows, trace_text, going, {key for _, key in holders}, query)
+    proposals = result.traces.get("proposal", [])
+    if proposals:  # a proposal's own journal entry (proposal.create) goes with it
+        rows = await _listed(run, "queries/project/forget_match_traces", targets=proposals)
+        _traces(match, result, [r for r in rows if r["kind"] == "journalEntry"], [], going, set(), None)
     return result
 
 
@@ -260,17 +268,35 @@ async def _things(
         direct_ids = _narrow(match, insights)
     else:
         direct_ids = []
+    # Whole units only for a match by ids alone: the insights of a named thread or page, and
+    # those a named note was drawn from; otherwise every criterion holds for each insight.
+    whole = match.fields() == ["ids"]
     result.insights = await _listed(
         run, "queries/project/forget_match_insights", direct=not match.notes_only, ids=direct_ids,
-        **_window(match), noteIds=[n["id"] for n in result.notes],
-        threadIds=[t["id"] for t in result.threads], pageSlugs=[w["id"] for w in result.pages],
+        **_window(match), noteIds=[n["id"] for n in result.notes] if whole else [],
+        threadIds=[t["id"] for t in result.threads],
+        pageSlugs=[w["id"] for w in result.pages] if whole else [],
     )  # fmt: skip
 
 
-def _records_and_changes(match: ForgetMatch, result: ForgetPlan, text: list[dict[str, Any]]) -> None:
-    """The other things a query reaches: records that go, things that change. Neither has
-    tags, a source or an id a match names."""
-    if match.query is None or match.notes_only or match.ids is not None:
+def _records_and_changes(
+    match: ForgetMatch,
+    result: ForgetPlan,
+    text: list[dict[str, Any]],
+    named: list[dict[str, Any]],
+    holders: set[tuple[str, str]],
+) -> None:
+    """The other things a match reaches: records that go (goals, skills and pending actions
+    also by id), things that change (by query alone). Neither has tags or a source."""
+    if match.notes_only:
+        return
+    if match.ids is not None:
+        for row in named:
+            holds_it = match.query is None or (row["kind"], row["id"]) in holders
+            if row["kind"] in RECORDS and holds_it and match.in_window(row["at"]):
+                result.records.setdefault(row["kind"], []).append(row["id"])
+        return
+    if match.query is None:
         return
     query = match.folded or ""
     for row in text:

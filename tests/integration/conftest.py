@@ -45,6 +45,7 @@ INTEGRATION = Path(__file__).resolve().parent
 LONGEST = (
     "core/test_answer_sizes.py::",
     "core/test_fuzz.py::",
+    "project/test_forget_shapes.py::",
     "::test_a_killed_import_resumes",
     "core/test_bounds.py::test_a_note_with_300_merges",
     "knowledge/test_truth_properties.py::",

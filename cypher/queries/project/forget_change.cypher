@@ -1,7 +1,7 @@
 // Take a forget's text out of things that stay ($items: {kind, id, fields, remove}): each of
 // its fields that held the text gets $forgotten, a list loses the items in `remove` (all
 // of them when `remove` is null: a replay, which keeps no text), an edge (id "<source>
-// <type> <target>") its note or source. A thread whose topic or a message of which changed
+// <type> <target>") loses its note or source. A thread whose topic or a message of which changed
 // loses its gist vectors (graph.conversations.gists makes them again from what is left).
 // Safe to run again.
 UNWIND $items AS item
@@ -30,6 +30,7 @@ CALL (n, item) {
   UNWIND item.fields AS k
   WITH n, item, k WHERE n[k] IS NOT NULL
   SET n[k] = CASE
+    WHEN item.kind = 'edge' THEN null
     WHEN n[k] IS :: LIST<ANY> THEN [v IN n[k] WHERE item.remove IS NOT NULL AND NOT v IN item.remove]
     ELSE $forgotten
   END

@@ -1,6 +1,6 @@
 // What a forget scrubs or removes besides the things themselves: the journal entries of the
-// forgotten $targets (by target id through the index, an edge's through its link to a
-// note), and the corrections and proposals about one of them. Those that hold a query's
+// forgotten $targets (by target id through the index, and every entry linked to a note
+// among them, an edge's included, as forget_notes scrubs them), and the corrections and proposals about one of them. Those that hold a query's
 // text on their own are forget_match_trace_text's. Entries already scrubbed are left out.
 CALL () {
   CALL () {
@@ -10,7 +10,7 @@ CALL () {
     RETURN m
     UNION
     MATCH (n:Knowledge)<-[:CHANGED]-(m:Mutation)
-    WHERE n.userId = $userId AND n.id IN $targets AND m.targetType = 'Edge' AND m.scrubbed IS NULL
+    WHERE n.userId = $userId AND n.id IN $targets AND m.scrubbed IS NULL
     RETURN m
   }
   WITH DISTINCT m
