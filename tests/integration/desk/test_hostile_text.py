@@ -25,6 +25,7 @@ import pytest
 from api.app import create_app
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.desk import desk_client
 from tests.support.desk_sweep import DeskCall, desk_calls
 from tests.support.hostile import TEXTS, CallLog, HealthClock, fill, probe
 from tests.support.resources import RESOURCES
@@ -149,12 +150,7 @@ def desk_pages(ids: dict[str, str], note_ids: list[str]) -> tuple[list[DeskCall]
 @asynccontextmanager
 async def signed_in(api: ApiProcess, person: Caller) -> AsyncIterator[httpx.AsyncClient]:
     """A cookie-keeping client of ``api`` signed in to the desk as ``person``."""
-    async with httpx.AsyncClient(base_url=api.base_url, timeout=30) as client:
-        form = await client.get("/desk/sign-in")
-        token = re.search(r'name="csrf" value="([0-9a-f]{64})"', form.text)
-        assert token is not None, form.text[:300]
-        signed = await client.post("/desk/sign-in", data={"key": person.key, "csrf": token.group(1)})
-        assert signed.status_code == 303, signed.text[:300]
+    async with desk_client(api.base_url, person.key, timeout=30) as client:
         yield client
 
 

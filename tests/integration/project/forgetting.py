@@ -26,6 +26,7 @@ from ctxnet.io.exporter import run_export
 from ctxnet.io.whole import export_all
 from tests.integration.conftest import Caller
 from tests.integration.project.export_records import fold, strings
+from tests.support.desk import desk_client
 from tests.support.desk_sweep import _params, desk_routes
 from tests.support.resources import RESOURCES
 
@@ -231,12 +232,7 @@ def _text(jsonl: str) -> str:
 @asynccontextmanager
 async def desk_of(base_url: str, person: Caller) -> AsyncIterator[httpx.AsyncClient]:
     """A cookie-keeping client signed in to the desk as ``person``."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
-        form = await client.get("/desk/sign-in")
-        token = re.search(r'name="csrf" value="([0-9a-f]{64})"', form.text)
-        assert token is not None, form.text[:300]
-        signed = await client.post("/desk/sign-in", data={"key": person.key, "csrf": token.group(1)})
-        assert signed.status_code == 303, signed.text[:300]
+    async with desk_client(base_url, person.key, timeout=60) as client:
         yield client
 
 
