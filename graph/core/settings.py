@@ -141,6 +141,14 @@ class Settings(BaseSettings):
         description="Cosine at or above which a new note updates its twin; default: the embedder's own "
         "(docs/retrieval.md, 'Dedupe thresholds').",
     )
+    update_floor: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Cosine at or above which a stored note is compared with a new one, to tell whether "
+        "the new one updates it; default: the embedder's own (docs/retrieval.md, 'Updates told from "
+        "siblings').",
+    )
     correction_window_days: float = Field(
         default=7.0,
         gt=0,

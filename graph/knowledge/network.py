@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.core.db import Database
-from graph.core.embeddings import Embedder, dedupe_threshold
+from graph.core.embeddings import Embedder, dedupe_threshold, update_floor
 from graph.core.settings import Settings
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.corrections import CorrectionService
@@ -43,7 +43,10 @@ class KnowledgeNetwork:
         """The domain as the settings configure it (API and CLI alike)."""
         plan = VectorPlanConfig.from_settings(settings)
         sizes = TenantSizes(settings.tenant_size_cache_seconds)
-        notes = NoteService(db, embedder, dedupe_threshold=dedupe_threshold(settings), plan=plan, sizes=sizes)
+        notes = NoteService(
+            db, embedder, dedupe_threshold=dedupe_threshold(settings), update_floor=update_floor(settings),
+            plan=plan, sizes=sizes,
+        )  # fmt: skip
         undo = UndoService(db, embedder, sizes=sizes, dedupe_threshold=dedupe_threshold(settings))
         edges = EdgeService(db)
         return cls(

@@ -24,13 +24,13 @@ from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, iso_millis
 from graph.core.vectors import VectorPlanConfig, check_vectors
 from graph.knowledge import corrections
-from graph.knowledge.dedupe import find_twins
+from graph.knowledge.dedupe import Thresholds, decide, stored_candidates
 from graph.knowledge.edges import link
 from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewEdge, NewNote
 from graph.knowledge.note_states import create_payload, created_state
 from graph.knowledge.search import TenantSizes
+from graph.knowledge.subjects import Relation
 from graph.knowledge.update_links import linked, removed_links, update_kind, update_rows
-from graph.knowledge.updates import compare_many
 from graph.knowledge.valid_time import note_validity
 from graph.knowledge.views import created_note_view, note_view
 
@@ -47,6 +47,11 @@ class PendingNote:
     #: a vector of its own and nothing a person took away needs comparing).
     reading: corrections.Reading | None = None
 
+    @property
+    def text(self) -> tuple[str, str]:
+        """Its title and content, as dedupe compares them."""
+        return self.note.title, self.note.content
+
 
 class _ReadAgain(Exception):  # noqa: N818 - a signal, not an error
     """A person took agent text away while an agent's notes with vectors of their own were
@@ -62,14 +67,14 @@ class NoteCreation:
         gate: WriteGate,
         embedder: Embedder,
         *,
-        dedupe_threshold: float,
+        limits: Thresholds,
         plan: VectorPlanConfig,
         sizes: TenantSizes,
     ) -> None:
         self._db = db
         self._gate = gate
         self._embedder = embedder
-        self._dedupe_threshold = dedupe_threshold
+        self._limits = limits
         self._plan = plan
         self._sizes = sizes
 
@@ -232,7 +237,7 @@ class NoteCreation:
                 if any(p.reading is None or p.reading.vector is None for p in fresh):
                     raise _ReadAgain
                 readings = [(p.index, p.reading) for p in fresh if p.reading is not None]
-                revived = await corrections.deleted_twins(gated, readings, self._dedupe_threshold)
+                revived = await corrections.deleted_twins(gated, readings, self._limits.dedupe)
             for p in fresh:
                 if p.index in revived:
                     proposals[p.index] = await self._propose_create(
@@ -241,28 +246,32 @@ class NoteCreation:
                     )  # fmt: skip
             fresh = [p for p in fresh if p.index not in proposals]
 
-        merges = await find_twins(
-            gated,
-            [p for p in fresh if p.note.dedupe],
-            threshold=self._dedupe_threshold,
-            plan=self._plan,
-            scope=principal.scope,
+        deduped = [p for p in fresh if p.note.dedupe]
+        near = await stored_candidates(
+            gated, deduped, floor=self._limits.floor, plan=self._plan, scope=principal.scope
         )
-        # What each merge changes on its twin (confidence, tags), as the merge query does it.
-        stored_twins = sorted({t.node_id for t in merges.values()} - {p.node_id for p in fresh})
+        # What each stored candidate says (to tell an update from a restatement or a sibling),
+        # and what a merge changes on it (confidence, tags), as the merge query does it.
+        stored_near = sorted({t.node_id for twins in near.values() for t in twins})
         twin_state: dict[str, dict[str, Any]] = {}
-        twin_text: dict[str, str] = {}  # what each twin says, to tell an update from a restatement
-        updates: dict[int, tuple[str, EdgeType, str]] = {}  # index -> (twin, edge type, why)
-        if stored_twins:
+        stored_texts: dict[str, tuple[str, str]] = {}
+        if stored_near:
             for row in await gated.run_listed(
-                "queries/knowledge/notes_by_ids", ids=stored_twins, withEmbedding=False
+                "queries/knowledge/notes_by_ids", ids=stored_near, withEmbedding=False
             ):
                 node = row["node"]
                 twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
-                twin_text[node["id"]] = node["content"]
-        held = await corrections.held(gated, stored_twins) if guarded else {}
+                stored_texts[node["id"]] = (node["title"], node["content"])
+        decisions = await decide(gated, deduped, stored_texts, near, self._limits)
+        merges = {i: d.twin for i, d in decisions.items() if d.twin is not None}
+        changed = {i: d for i, d in decisions.items() if d.changes is not None}
+        changes_of = {i: d.changes for i, d in decisions.items() if d.changes is not None}
+        updates: dict[int, tuple[str, EdgeType, str]] = {}  # index -> (note it changes, edge type, why)
+        targets = {t.node_id for t in merges.values()} | {
+            d.changes.node_id for d in changed.values() if d.changes
+        }
+        held = await corrections.held(gated, sorted(targets - {p.node_id for p in fresh})) if guarded else {}
         for p in fresh:
-            twin_text.setdefault(p.node_id, p.note.content)
             if p.index not in merges:
                 twin_state[p.node_id] = {
                     "confidence": p.note.confidence,
@@ -271,32 +280,25 @@ class NoteCreation:
                 }
         rows, merge_rows = [], []
         changes: list[journal.Change] = []
-        pairs = [
-            (twin_text[merges[p.index].node_id], p.note.content) if p.index in merges else None for p in fresh
-        ]
-        compared = await compare_many(pairs)
-        kinds = {
-            p.index: update_kind(change.supersedes)
-            for p, change in zip(fresh, compared, strict=True)
-            if p.index in merges and change is not None
-        }
-        wanted = {i: NewEdge(pending[i].node_id, kind, merges[i].node_id) for i, kind in kinds.items()}
+        kinds = {i: update_kind(d.relation is Relation.UPDATE) for i, d in changed.items()}
+        wanted = {i: NewEdge(pending[i].node_id, kind, changes_of[i].node_id) for i, kind in kinds.items()}
         removed = await removed_links(gated, wanted) if guarded else {}
-        for p, change in zip(fresh, compared, strict=True):
+        for p in fresh:
             twin = merges.get(p.index)
-            if twin is not None and change is not None:
-                # A near-twin that changes a value is a new fact beside the old, never folded in.
-                kind, holders = kinds[p.index], held.get(twin.node_id, {})
+            if (decision := changed.get(p.index)) is not None and decision.changes is not None:
+                # An update of a note it resembles is a new fact beside the old, never folded in.
+                target, kind = decision.changes.node_id, kinds[p.index]
+                holders = held.get(target, {})
                 # What a person wrote or corrected is not superseded by an agent, nor is an
                 # update's edge a person removed made again.
                 by = {k: holders[k] for k in sorted(set(holders) & {"title", "content", "status"})}
                 if by := by | removed.get(p.index, {}):
                     proposals[p.index] = await self._propose_create(
-                        gated, principal, p, {kind.value: twin.node_id}, by, by.values(), batch
+                        gated, principal, p, {kind.value: target}, by, by.values(), batch
                     )
                     continue
-                updates[p.index] = (twin.node_id, kind, ", ".join(sorted(change.kinds)))
-                twin = None
+                why = ", ".join(sorted(decision.change.kinds)) if decision.change else "value"
+                updates[p.index] = (target, kind, why)
             if twin is None:
                 row = self._create_row(p)
                 rows.append(row)

@@ -25,6 +25,7 @@ from graph.core.principals import Principal, Scope
 from graph.core.values import decode_cursor, encode_cursor, iso_millis
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge.clocks import held_view, known_at, valid_at
+from graph.knowledge.dedupe import Thresholds
 from graph.knowledge.models import CreateResult, NewNote, NotePatch, Proposed
 from graph.knowledge.note_create import NoteCreation
 from graph.knowledge.note_edits import NoteEdits
@@ -42,6 +43,7 @@ class NoteService:
         embedder: Embedder,
         *,
         dedupe_threshold: float = 0.95,
+        update_floor: float = 0.75,
         plan: VectorPlanConfig | None = None,
         sizes: TenantSizes | None = None,
     ) -> None:
@@ -52,7 +54,7 @@ class NoteService:
             db,
             gate,
             embedder,
-            dedupe_threshold=dedupe_threshold,
+            limits=Thresholds(dedupe=dedupe_threshold, floor=min(update_floor, dedupe_threshold)),
             plan=plan or VectorPlanConfig(),
             sizes=sizes,
         )

@@ -1,4 +1,4 @@
-// For each new vector, the most similar active note of the user at or above $minScore
+// For each new vector, the $limit most similar active notes of the user at or above $minScore
 // (inside the key's entity scope, when it has one: a scoped key never merges into a note
 // it cannot see).
 UNWIND $rows AS row
@@ -10,6 +10,6 @@ CALL (row) {
   WHERE score >= $minScore
   RETURN n.id AS matchId, score
   ORDER BY score DESC, n.id
-  LIMIT 1
+  LIMIT $limit
 }
 RETURN row.index AS index, matchId, score

@@ -7,6 +7,6 @@ CALL (row) {
     AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
   RETURN n.id AS matchId, score
   ORDER BY score DESC, n.id
-  LIMIT 1
+  LIMIT $limit
 }
 RETURN row.index AS index, matchId, score

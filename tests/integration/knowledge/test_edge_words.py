@@ -233,14 +233,13 @@ async def test_an_agent_does_not_take_a_persons_edge_away_with_a_note(make_calle
     assert await edges(person, "c") == [("c", "dependsOn", "a")]
 
 
-#: A near-twin of a value (cosine 0.96) whose quarter changed too: which is current is unclear.
-BUDGET = "the marketing budget for the product launch campaign in Germany and Austria is {} for the quarter."
+#: A vendor changed beside a price: which is current is unclear (the two conflict).
+CHAIRS = "The office chairs are bought from {} at {} euros each for the Berlin office."
 #: (the old value, the new, the edge the new one's create makes, the fields the re-create holds:
 #: a person's removal of a supersedes edge also made its note active, their word on its status)
 UPDATES = [
     (OLD, NEW, "supersedes", ["edge", "status"]),
-    (f"Budget Q3: {BUDGET.format('50,000 euros')}", f"Budget Q4: {BUDGET.format('80,000 euros')}",
-     "conflictsWith", ["edge"]),
+    (CHAIRS.format("Acme Supplies", 120), CHAIRS.format("Globex Trading", 95), "conflictsWith", ["edge"]),
 ]  # fmt: skip
 
 

@@ -77,19 +77,55 @@ async def test_a_new_value_supersedes_the_old_note_instead_of_folding_into_it(
 
 async def test_which_is_current_unclear_the_two_conflict_and_both_stay(make_caller: MakeCaller) -> None:
     alice = await make_caller()
-    # A quarter and an amount both changed (cosine 0.96): another quarter's budget, or a
-    # corrected one? The service cannot tell, so both stay, each pointing at the other.
-    budget = (
-        "the marketing budget for the product launch campaign in Germany and Austria is {} for the quarter."
-    )
-    q3, q4 = f"Budget Q3: {budget.format('50,000 euros')}", f"Budget Q4: {budget.format('80,000 euros')}"
-    assert (await alice.http.post("/v1/knowledge", json=note(q3, id="q3"))).status_code == 201
-    made = await alice.http.post("/v1/knowledge", json=note(q4, id="q4"))
+    # A vendor and a price both changed: a second vendor at another price, or a new one? The
+    # service cannot tell, so both stay, each pointing at the other.
+    chairs = "The office chairs are bought from {} at {} euros each for the Berlin office."
+    old, new = chairs.format("Acme Supplies", 120), chairs.format("Globex Trading", 95)
+    assert (await alice.http.post("/v1/knowledge", json=note(old, id="acme"))).status_code == 201
+    made = await alice.http.post("/v1/knowledge", json=note(new, id="globex"))
     assert made.status_code == 201, made.text
-    assert made.json()["conflictsWith"] == "q3" and "supersedes" not in made.json()
-    assert (await get(alice, "q3"))["status"] == "active"
-    assert (await get(alice, "q4"))["status"] == "active"
-    assert await edges(alice, "q4") == [("q4", "conflictsWith", "q3")]
+    assert made.json()["conflictsWith"] == "acme" and "supersedes" not in made.json()
+    assert (await get(alice, "acme"))["status"] == "active"
+    assert (await get(alice, "globex"))["status"] == "active"
+    assert await edges(alice, "globex") == [("globex", "conflictsWith", "acme")]
+
+
+async def test_siblings_stay_current_beside_each_other(make_caller: MakeCaller) -> None:
+    """Another replica, invoice or quarter is another subject, not a new value (they are near
+    twins: cosine 0.9 and more)."""
+    alice = await make_caller()
+    families = {
+        "replica": [f"Replica {n} of the orders database lives in rack {10 + n}." for n in (1, 2, 3)],
+        "invoice": ["Invoice 2210 was paid on March 3.", "Invoice 2211 was paid on March 5."],
+        "budget": [
+            f"Budget {q}: the marketing budget for the launch in Germany is {a} euros for the quarter."
+            for q, a in (("Q3", "50,000"), ("Q4", "80,000"))
+        ],
+    }
+    for family, contents in families.items():
+        for n, content in enumerate(contents):
+            made = await alice.http.post("/v1/knowledge", json=note(content, id=f"{family}-{n}"))
+            assert made.status_code == 201, made.text
+            assert "supersedes" not in made.json() and "conflictsWith" not in made.json(), made.text
+    for family, contents in families.items():
+        for n in range(len(contents)):
+            assert (await get(alice, f"{family}-{n}"))["status"] == "active"
+
+
+async def test_an_update_in_other_words_supersedes_the_old_value(make_caller: MakeCaller) -> None:
+    """Below the dedupe threshold, a note about the same subject that changes its value
+    supersedes it: the old value is no longer current."""
+    alice = await make_caller()
+    pairs = [
+        ("Dana's standup is at 9:30 every weekday.", "Dana moved her daily standup to 10:15."),
+        ("Priya's phone number is 555-0142.", "Priya has a new number: 555-0199."),
+    ]
+    for n, (old, new) in enumerate(pairs):
+        assert (await alice.http.post("/v1/knowledge", json=note(old, id=f"old-{n}"))).status_code == 201
+        made = await alice.http.post("/v1/knowledge", json=note(new, id=f"new-{n}"))
+        assert made.status_code == 201, made.text
+        assert made.json().get("supersedes") == f"old-{n}", made.text
+        assert (await get(alice, f"old-{n}"))["status"] == "superseded"
 
 
 async def test_a_batch_keeps_each_value_and_links_the_later_to_the_earlier(make_caller: MakeCaller) -> None:
