@@ -79,6 +79,17 @@ class Decision:
     change: Change | None = None
 
 
+def undecided(relation: Relation, near_twin: bool) -> bool:
+    """Whether the rule left a pair of notes undecided, for a model to judge (never on the
+    write path): a conflict (which value is current is unclear), a near miss or a restatement
+    below the dedupe threshold (the rule read no new value of the same property; a value in
+    plain words, "under the bed" then "in the hall closet", is one it cannot read). A sibling,
+    an unrelated note, an update and a fold are decided."""
+    return relation in (Relation.CONFLICT, Relation.NEAR_MISS) or (
+        relation is Relation.RESTATEMENT and not near_twin
+    )
+
+
 @dataclass(frozen=True)
 class Thresholds:
     """The cosines of a fold (``dedupe``) and of a comparison (``floor``)."""
