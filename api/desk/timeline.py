@@ -1,20 +1,23 @@
 """What agents did: the journal as a timeline, filtered by agent, session, kind and time,
-each entry's before and after as a diff, and Undo (its 409's reason shown when refused)."""
+each entry's before and after as a diff, and Undo (its 409's reason shown when refused).
+A supersession (a ``supersedes`` edge made or removed) names both notes and both authors:
+who wrote the old note, and who superseded it (or proposed it, for a person's approval)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
-from api.desk.base import CsrfField, DeskDep, DeskRoute
+from api.desk.base import CsrfField, Desk, DeskDep, DeskRoute
 from api.routes.corrections import undo_mutation
 from graph.core import journal
-from graph.core.errors import Conflict, InvalidInput
+from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.values import check_id
-from graph.knowledge.models import Proposed
+from graph.knowledge.models import EdgeType, Proposed
 
 router = APIRouter(prefix="/desk", include_in_schema=False, route_class=DeskRoute)
 
@@ -60,8 +63,65 @@ async def timeline(
         entries, next_cursor = entries[:PAGE], journal.cursor_of(entries[PAGE - 1])
     filters = {"session": session, "kind": kind, "since": since, "until": until}
     return await desk.page(
-        "timeline.html", entries=entries, kinds=KINDS, filters=filters, next_cursor=next_cursor
+        "timeline.html", entries=entries, kinds=KINDS, filters=filters, next_cursor=next_cursor,
+        supersessions=await supersessions(desk, entries),
+    )  # fmt: skip
+
+
+def superseding_edge(mutation: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``supersedes`` edge an entry makes (``edge.connect``) or removes (``edge.disconnect``),
+    if it is one; a person's confirmation of an edge that stood (a connect with a ``before``)
+    is no supersession of its own."""
+    op, before, after = mutation.get("op"), mutation.get("before"), mutation.get("after")
+    edge = after if op == "edge.connect" and not before else before if op == "edge.disconnect" else None
+    if not isinstance(edge, dict) or edge.get("type") != EdgeType.SUPERSEDES.value:
+        return None
+    return edge
+
+
+async def supersessions(desk: Desk, entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """For each entry of the page that makes or removes a supersession, by its id: the newer
+    note (``new``) and the older (``old``), each ``{id, note}`` (``note``: as it stands now,
+    with who wrote it, or ``None`` when it is gone or outside the key's scope), and who
+    proposed it (``proposedBy``) when a person approved it. For each ``note.status`` entry the
+    same write's supersession flipped, by its id: the newer note's id (``supersededBy``).
+    One read of the notes, beside one of each proposal approved."""
+    edges = {m["id"]: (m, e) for m in entries if (e := superseding_edge(m)) is not None}
+    if not edges:
+        return {}
+    ids = {e[key] for _, e in edges.values() for key in ("sourceId", "targetId")}
+    approved = sorted({m["proposalId"] for m, _ in edges.values() if m.get("proposalId")})
+    notes, by = await asyncio.gather(
+        desk.services.knowledge.notes.get_many(desk.principal, sorted(ids)),
+        asyncio.gather(*(_proposer(desk, p) for p in approved)),
     )
+    proposers = dict(zip(approved, by, strict=True))
+    found: dict[str, dict[str, Any]] = {}
+    for mutation_id, (m, e) in edges.items():
+        found[mutation_id] = {
+            "new": {"id": e["sourceId"], "note": notes.get(e["sourceId"])},
+            "old": {"id": e["targetId"], "note": notes.get(e["targetId"])},
+            "proposedBy": proposers.get(m.get("proposalId") or ""),
+            "made": m["op"] == "edge.connect",
+        }
+    flipped = {(m["seq"], e["targetId"]): e["sourceId"] for m, e in edges.values()}
+    for m in entries:
+        if m.get("op") == "note.status" and (by := flipped.get((m.get("seq"), m.get("targetId")))):
+            found[m["id"]] = {"supersededBy": by}
+    return found
+
+
+async def _proposer(desk: Desk, proposal_id: str) -> dict[str, Any] | None:
+    """Who proposed the write a person approved (``None`` when a scoped key cannot read
+    proposals, or the proposal is gone)."""
+    if desk.principal.scope is not None:
+        return None
+    try:
+        proposal = await desk.services.knowledge.proposals.get(desk.principal, proposal_id)
+    except NotFound:
+        return None
+    by: dict[str, Any] | None = proposal.get("proposedBy")
+    return by
 
 
 def _kept(mutation: dict[str, Any], agent: str | None, kind: str | None, until: str | None) -> bool:
