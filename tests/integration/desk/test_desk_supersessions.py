@@ -16,7 +16,7 @@ from tests.support.servers import ApiProcess
 #: updates: ``relate`` reads them as the same subject).
 HOSTILE = "Dana's standup <script>alert(1)</script>"
 DANA = ("Dana's standup is at 9:30 every weekday.", "Dana moved her daily standup to 10:15.")
-BACKUP = ("The nightly backup runs at 2:00.", "We moved the nightly backup to 3:30.")
+REVIEW = ("The design review is held in room 4B.", "The design review moved to room 6A.")
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
 
 
@@ -50,9 +50,9 @@ async def test_the_timeline_shows_a_supersession_with_both_authors(
     made = await planner.http.post("/v1/knowledge", json=note("new", HOSTILE, DANA[1]))
     assert made.status_code == 201 and made.json().get("supersedes") == "old", made.text
     # A person's note, an agent's update of it held for them, and their approval.
-    title = "Nightly backup"
-    assert (await person.http.post("/v1/knowledge", json=note("p-old", title, BACKUP[0]))).status_code == 201
-    held = await planner.http.post("/v1/knowledge", json=note("p-new", title, BACKUP[1]))
+    title = "Design review"
+    assert (await person.http.post("/v1/knowledge", json=note("p-old", title, REVIEW[0]))).status_code == 201
+    held = await planner.http.post("/v1/knowledge", json=note("p-new", title, REVIEW[1]))
     assert held.status_code == 202, held.text
     approved = await person.http.post(f"/v1/proposals/{held.json()['proposal']['id']}/approve")
     assert approved.status_code == 200, approved.text
