@@ -167,6 +167,18 @@ async def test_an_agents_update_of_another_agents_note_is_applied_and_undone(
     restored = one(after[: len(after) - len(entries)], "note.status", "old")
     assert restored["after"] == {"status": "active"} and author(restored) == author(undo)
     assert author(await get(person, "old")) == ("agent", "scribe")
+    if by != "person":
+        return
+    # A person's undo is their word: the supersession they took back is not made again by an
+    # agent alone (the edge, connected again; the note, written again under another id).
+    if op == "edge.connect":
+        again = await planner.http.post(
+            "/v1/knowledge/new/connections", json={"type": "supersedes", "targetId": "old"}
+        )
+    else:
+        again = await planner.http.post("/v1/knowledge", json=body(pair, "new", "new-again"))
+    assert again.status_code == 202, again.text
+    assert (await get(person, "old"))["status"] == "active" and await edges(person) == set()
 
 
 async def _persons_word(how: str, pair: Pair, person: Caller, scribe: Caller) -> None:
