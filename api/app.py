@@ -61,6 +61,7 @@ from graph.project.affected import NotifyConfig
 from graph.project.agent_docs import AgentDocService
 from graph.project.context import ProjectContextService
 from graph.project.forget import ForgetService
+from graph.project.judge_job import Judge
 from graph.project.maintenance import MaintenanceSchedule, MaintenanceService
 from graph.project.unified import UnifiedSearch
 
@@ -122,6 +123,21 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db, embedder, extractor, knowledge_network.notes, jobs, settings, second
     )
     counter = await asyncio.to_thread(TokenCounter)
+    project = ProjectContextService(
+        db,
+        embedder,
+        knowledge_network.notes,
+        knowledge_network.edges,
+        agents,
+        NotifyConfig.from_settings(settings),
+        second,
+        conversation_memory.gists,
+    )
+    # Where the offline rules are unsure, a model decides after the create (with CTXNET_LLM_MODEL).
+    judge = Judge.from_settings(
+        db, jobs, embedder, project, settings, second=second, gists=conversation_memory.gists
+    )
+    knowledge_network.notes.on_created(judge.mark)
     app.state.services = Services(
         settings=settings,
         db=db,
@@ -158,19 +174,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             counter,
             min_similarity=relevance_floor(settings),
         ),
-        project=ProjectContextService(
-            db,
-            embedder,
-            knowledge_network.notes,
-            knowledge_network.edges,
-            agents,
-            NotifyConfig.from_settings(settings),
-            second,
-            conversation_memory.gists,
-        ),
+        project=project,
         agent_docs=AgentDocService(db, embedder, counter),
         unified=UnifiedSearch(db, embedder, knowledge_network.retrieval, conversation_memory.insights),
-        maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings),
+        maintenance=MaintenanceService.from_settings(db, conversation_memory.insights, jobs, settings, judge),
         forget=ForgetService(
             db, knowledge_network.sizes, gists=conversation_memory.gists, ledger=Ledger.of(settings)
         ),
@@ -195,12 +202,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     schedule = MaintenanceSchedule.from_settings(app.state.services.maintenance, db, settings)
     schedule.start()
     conversation_memory.gists.start()
+    judge.start_loop()
     try:
         yield
     finally:
         await schedule.stop()
+        await judge.stop_loop()
         await conversation_memory.gists.stop()
         await jobs.wait_idle()
+        await judge.close()
         for client in (embedder, extractor):
             close = getattr(client, "close", None)
             if close is not None:

@@ -19,7 +19,8 @@ router = APIRouter(tags=["maintenance"], responses=answers(403))
 Task = Annotated[
     str,
     Path(
-        description="`consolidate`, `validate-connections` or `archive-superseded` (another name: 404).",
+        description="`consolidate`, `validate-connections`, `archive-superseded` or `judge` (another "
+        "name: 404).",
         max_length=64,
     ),
 ]
@@ -37,8 +38,13 @@ async def start_maintenance(
     `validate-connections`: removes edges to things that are not your notes, breaks loops of
     supersedes edges at their newest edge, and reports conflicts between superseded notes
     and notes superseded only by archived ones. `archive-superseded`: decisions superseded
-    more than `olderThanDays` days ago become archived. Safe to run again: a second run
-    changes nothing. A person's correction holds back an agent's change of a note's status.
+    more than `olderThanDays` days ago become archived. `judge` (with a chat model configured,
+    `CTXNET_LLM_MODEL`; else 409, but its dry run lists what a model would be asked): the note
+    pairs the update rule left undecided and the threads a new decision's notice nearly reached,
+    since the last judging, put to the model and its answers applied (it also runs by itself
+    after creates). Safe to run again: a second run changes nothing. A person's correction
+    holds back an agent's change of a note's status (and the judge's change of a note a person
+    wrote becomes a proposal).
     One job per task and user at a time: a start while one is queued or running answers that
     job (409 if it was started with another `dryRun` or `olderThanDays`)."""
     body = body or MaintenanceIn()

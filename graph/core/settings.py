@@ -239,6 +239,33 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_seconds: float = 60.0
     llm_max_retries: int = Field(default=4, ge=0, le=20)
+    llm_judge: Literal["auto", "off"] = Field(
+        default="auto",
+        description="auto: with CTXNET_LLM_MODEL set, a background job asks the model about the note "
+        "pairs the update rule leaves undecided and the threads a new decision's notice nearly reached "
+        "(docs/knowledge.md, 'When the rule is unsure'); off: never.",
+    )
+    llm_judge_max_questions: int = Field(
+        default=40, ge=3, le=1_000, description="Most pairs and threads one judge job asks the model about."
+    )
+    llm_judge_batch: int = Field(
+        default=10, ge=1, le=50, description="Questions the judge puts in one LLM call."
+    )
+    llm_judge_delay_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description="How long after a create the judge's job starts (creates meanwhile: one job).",
+    )
+    llm_judge_notice_margin: float = Field(
+        default=0.5,
+        ge=0,
+        le=10,
+        description="A thread standing this far below CTXNET_DECISION_NOTIFY_STANDING, not told, is put "
+        "to the model.",
+    )
+    llm_judge_notice_threads: int = Field(
+        default=8, ge=0, le=50, description="Most threads per new decision put to the model (0: none)."
+    )
     insight_valid_above: float = Field(
         default=0.7, ge=0, le=1, description="Feedback loop keeps insights above."
     )

@@ -61,6 +61,12 @@ class NoteService:
         self._edits = NoteEdits(
             db, gate, embedder, dedupe_threshold=dedupe_threshold, sizes=sizes, read=self.get
         )
+        self._created: list[Callable[[str], None]] = []
+
+    def on_created(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(user_id)`` after each create that made notes, once it committed (off
+        the write path: a listener only takes note, as the judge's mark does)."""
+        self._created.append(listener)
 
     # --- create -----------------------------------------------------------------------------
     async def create(
@@ -75,9 +81,13 @@ class NoteService:
     ) -> list[CreateResult]:
         """Create notes in one gated transaction (:meth:`NoteCreation.create
         <graph.knowledge.note_create.NoteCreation.create>` says how)."""
-        return await self._creation.create(
+        results = await self._creation.create(
             principal, notes, batch=batch, then=then, keep_existing=keep_existing, approving=approving
         )
+        if any(r.created for r in results):
+            for listener in self._created:
+                listener(principal.user_id)
+        return results
 
     async def get(
         self,

@@ -205,7 +205,7 @@ class ProjectContextService:
             voice = MessageRole.SYSTEM if recorded_by["role"] == Role.HUMAN.value else MessageRole.ASSISTANT
             told = []  # built afresh: the driver may run this transaction function again
             for thread in threads:
-                message_id = _notice_id(entry_id, thread["threadId"])
+                message_id = notice_id(entry_id, thread["threadId"])
                 try:
                     await append_messages(
                         gated, principal, thread["threadId"], [message_id], [NewMessage(voice, notice)]
@@ -392,7 +392,7 @@ class ProjectContextService:
         return Recorded(entry=entry, created=created, refreshed_agents=refreshed)
 
 
-def _notice_id(entry_id: str, thread_id: str) -> str:
+def notice_id(entry_id: str, thread_id: str) -> str:
     """The id of the notice a decision leaves in a thread: the same decision and thread,
     the same id, so the thread is told once."""
     digest = hashlib.sha256(f"{entry_id}\0{thread_id}".encode()).hexdigest()[:32]

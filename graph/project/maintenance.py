@@ -23,6 +23,11 @@ alone and reported as held back. Everything is scoped to the caller's user.
   :mod:`graph.project.maintenance_connections`.
 * **archive-superseded**: architecture decisions superseded more than N days ago become
   ``archived`` (journaled as ``note.update`` of the status, which an undo puts back).
+* **judge**: with a chat model configured, what the offline rules left unsure since the
+  user's judge watermark (note pairs the update rule left undecided, threads a new decision's
+  notice nearly reached) is put to the model and its answers applied
+  (:mod:`graph.project.judge_job`, which also runs it after creates); without one, only its
+  dry run runs.
 
 ``docs/maintenance.md`` shows each with real output.
 """
@@ -40,7 +45,7 @@ from neo4j import AsyncManagedTransaction
 from graph.conversations.insights import InsightService
 from graph.core import journal
 from graph.core.db import Database
-from graph.core.errors import ContextNetworkError, InvalidInput, NotFound
+from graph.core.errors import Conflict, ContextNetworkError, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.jobs import JobResult, Jobs
 from graph.core.principals import Principal, Role
@@ -49,6 +54,7 @@ from graph.core.settings import Settings
 from graph.core.values import iso_millis
 from graph.knowledge import corrections
 from graph.knowledge.models import KnowledgeStatus
+from graph.project.judge_job import JUDGE, Judge
 from graph.project.maintenance_connections import validate
 
 log = logging.getLogger(__name__)
@@ -58,7 +64,7 @@ CONSOLIDATE = "consolidate"
 VALIDATE_CONNECTIONS = "validate-connections"
 ARCHIVE_SUPERSEDED = "archive-superseded"
 #: The maintenance tasks, by their names in the API and the CLI.
-TASKS = (CONSOLIDATE, VALIDATE_CONNECTIONS, ARCHIVE_SUPERSEDED)
+TASKS = (CONSOLIDATE, VALIDATE_CONNECTIONS, ARCHIVE_SUPERSEDED, JUDGE)
 #: Most items each list of a report holds (its counts are the full numbers).
 REPORT_LIMIT = 200
 #: The longest age ``olderThanDays`` may name (a hundred years).
@@ -120,25 +126,34 @@ class MaintenanceService:
         *,
         consolidate_above: float = 0.8,
         archive_older_than_days: int = 90,
+        judge: Judge | None = None,
     ) -> None:
         self._db = db
         self._insights = insights
         self._jobs = jobs
+        self._judge = judge
         self._gate = WriteGate(db)
         self._consolidate_above = consolidate_above
         self._older_than_days = archive_older_than_days
 
     @classmethod
     def from_settings(
-        cls, db: Database, insights: InsightService, jobs: Jobs, settings: Settings
+        cls,
+        db: Database,
+        insights: InsightService,
+        jobs: Jobs,
+        settings: Settings,
+        judge: Judge | None = None,
     ) -> MaintenanceService:
-        """The service as the settings configure it (the API and the CLI alike)."""
+        """The service as the settings configure it (the API and the CLI alike; ``judge``: the
+        process's judge, where one runs)."""
         return cls(
             db,
             insights,
             jobs,
             consolidate_above=settings.insight_consolidate_above,
             archive_older_than_days=settings.maintenance_archive_older_than_days,
+            judge=judge,
         )
 
     async def start(
@@ -148,6 +163,8 @@ class MaintenanceService:
         this task already queued or running for the user, if there is one)."""
         require_unscoped(principal, "maintenance (it reaches every part of the memory)")
         check_task(task, older_than_days)
+        if task == JUDGE:  # one live judge job per user, whoever starts it (a create, or a caller)
+            return await self._judging().start(principal, dry_run=dry_run)
 
         async def work(memo: dict[str, Any]) -> JobResult:
             return await self.run(principal, task, dry_run=dry_run, older_than_days=older_than_days)
@@ -166,7 +183,14 @@ class MaintenanceService:
             return await self.consolidate(principal, dry_run=dry_run)
         if task == VALIDATE_CONNECTIONS:
             return await self.validate_connections(principal, dry_run=dry_run)
+        if task == JUDGE:
+            return await self._judging().run(principal, {}, dry_run=dry_run)
         return await self.archive_superseded(principal, dry_run=dry_run, older_than_days=older_than_days)
+
+    def _judging(self) -> Judge:
+        if self._judge is None:
+            raise Conflict(f"the {JUDGE} task runs in the API (POST /v1/maintenance/{JUDGE})", field="task")
+        return self._judge
 
     async def _under_gate(self, user_id: str, dry_run: bool, work: Callable[[Gated], Awaitable[T]]) -> T:
         """``work`` under the user's write gate; for a dry run, in a read transaction (as if
