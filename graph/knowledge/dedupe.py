@@ -85,7 +85,7 @@ def undecided(relation: Relation, near_twin: bool) -> bool:
     below the dedupe threshold (the rule read no new value of the same property; a value in
     plain words, "under the bed" then "in the hall closet", is one it cannot read). A sibling,
     an unrelated note, an update and a fold are decided."""
-    return relation in (Relation.CONFLICT, Relation.NEAR_MISS) or (
+    return relation in (Relation.CONFLICT, Relation.NEAR_MISS, Relation.UNCLEAR) or (
         relation is Relation.RESTATEMENT and not near_twin
     )
 

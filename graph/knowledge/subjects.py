@@ -35,6 +35,26 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
+from graph.knowledge.statement_words import (
+    _ANYONE,
+    _CHANGED,
+    _CHANGED_PAIRS,
+    _MODIFIERS,
+    _ORDINALS,
+    _PERIOD_BEFORE,
+    _PERIOD_WORDS,
+    _RELATIVE,
+    _SEASONS,
+    _STOP,
+    _UNIT_WORDS,
+    _USER,
+    _WORD,
+    _content,
+    _is_verb,
+    _numeric,
+    _stem,
+    _value,
+)
 from graph.knowledge.updates import _COMMON, _CUES, _MONTHS, _NUMBER_WORDS, _WEEKDAYS, Change, compare
 
 
@@ -46,6 +66,7 @@ class Relation(Enum):
     RESTATEMENT = "restatement"  # the same values: folds in when it is a near twin
     SIBLING = "sibling"  # another subject (an id, an ordinal, a person, a place, a period)
     NEAR_MISS = "near_miss"  # the same subject, another property
+    UNCLEAR = "unclear"  # not one statement (a question, or many sentences): not for a rule
     UNRELATED = "unrelated"  # nothing of the property in common
 
     @property
@@ -63,150 +84,7 @@ class Reading:
     #: Each subject word's nearest word on either side: (word, "<" or ">", neighbour).
     neighbours: frozenset[tuple[str, str, str]]
     frame: frozenset[str]  # every content word outside the values, cues and the user
-
-
-_WORD = re.compile(r"[$€£]?\d[\d,.:/-]*\d[a-zA-Z%]*|[$€£]?\d[a-zA-Z%]*|[#@]?\w[\w.'’/-]*\w|\w", re.UNICODE)
-#: Words that are the user, or stand for someone named elsewhere: any note may say them.
-_ANYONE = {
-    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "you", "your", "he", "him", "his",
-    "she", "her", "hers", "they", "them", "their", "theirs", "it", "its", "user", "users", "user's",
-}  # fmt: skip
-_STOP = {
-    "the", "a", "an", "of", "for", "in", "on", "at", "to", "with", "and", "or", "by", "from", "as",
-    "this", "that", "these", "those", "there", "here", "into", "onto", "about", "than", "then",
-    "so", "but", "also", "just", "still", "very", "too", "all", "each", "every", "some", "any",
-    "which", "who", "whose", "what", "where", "when", "how", "per", "via", "be", "is", "are",
-    "was", "were", "been", "being", "am", "has", "have", "had", "having", "do", "does", "did",
-    "will", "would", "shall", "should", "can", "could", "may", "might", "must", "not", "no",
-    "never", "n't", "now", "currently", "new", "anymore", "longer", "instead", "since", "until",
-    "again", "today", "usually", "always", "ones",
-}  # fmt: skip
-#: Verbs by which a main verb is found: auxiliaries, and common verbs in any form.
-_AUX = {
-    "is", "are", "was", "were", "be", "been", "am", "has", "have", "had", "will", "would", "shall",
-    "should", "can", "could", "may", "might", "must", "does", "do", "did", "isn't", "aren't",
-    "wasn't", "weren't", "doesn't", "don't", "didn't", "won't", "hasn't", "haven't", "can't",
-    "cannot", "gets", "got", "became", "becomes", "remains", "stays", "used",
-}  # fmt: skip
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_VERBS = _words(
-    "live run use own drive keep hold prefer like love hate work go start open close meet take last "
-    "cost listen depend play attend need want sell buy get make leave move switch change pay plan "
-    "schedule ship host serve point store save read write speak teach study visit eat drink wear "
-    "weigh earn spend charge bill cover include contain call manage lead report belong sit stand "
-    "sleep wake train swim walk ride fly travel stay rent share deploy release build test fail pass "
-    "expire renew end begin finish require allow support block join quit retire hire marry adopt "
-    "feed water grow cook bake brew order book reserve cancel postpone reschedule shift replace "
-    "upgrade downgrade migrate route forward receive send arrive depart return commute park connect "
-    "respond handle watch follow sing practice volunteer donate subscribe sync back bump set cut "
-    "lower raise increase decrease drop add remove rename become seem look sound feel tend try turn "
-    "stop resume continue happen occur fall rise land sit see know think say tell give find come "
-    "put let lose win choose forget bring buy teach catch fight hang hear hide lend mean pay ring "
-    "seek shake shoot shut sink slide speak spend spin steal stick strike swing swear sweep throw "
-    "understand wind go list run mark note track log count sleep wake "
-)
-_IRREGULAR = _words(
-    "ran went gone took taken sold bought got gotten made left kept held met paid spent wrote "
-    "written read drove driven rode ridden flew flown ate eaten drank drunk wore worn began begun "
-    "became grew grown sat stood slept woke woken taught brought thought found gave given told said "
-    "came saw seen put set cut built sent lent lost won chose chosen forgot knew known lay hung "
-    "heard hid meant rang sought shook shot shut sank slid spoke spun stole stuck struck swung "
-    "swore swept threw thrown understood wound fell rose caught fought "
-)
-#: Words before which a word in -ed is an adjective ("the scheduled call"), not a verb.
-_DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "this", "that"}
-
-
-def _stem(word: str) -> str:
-    """A word without a possessive or a plural, lowercased (both sides the same way)."""
-    low = word.lower().replace("’", "'")
-    if low.endswith("'s"):
-        low = low[:-2]
-    elif low.endswith("s'"):
-        low = low[:-1]
-    if len(low) > 3 and low.endswith("ies"):
-        return low[:-3] + "y"
-    if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is")):
-        return low[:-1]
-    return low
-
-
-def _is_verb(words: list[str], i: int) -> bool:
-    low = words[i].lower().replace("’", "'")
-    if i == 0 and not low.endswith("ed"):
-        return low in _AUX
-    if low in _AUX or low in _IRREGULAR:
-        return True
-    if words[i][0].isupper() or any(c.isdigit() for c in low):
-        return False
-    before = words[i - 1].lower() if i else ""
-    base = low
-    for ending in ("ies", "es", "s", "ied", "ed", "d", "ing"):
-        if low.endswith(ending) and len(low) - len(ending) >= 2:
-            base = low[: -len(ending)] + ("y" if ending in ("ies", "ied") else "")
-            if (
-                base in _VERBS
-                or base + "e" in _VERBS
-                or (len(base) > 2 and base[-1] == base[-2] and base[:-1] in _VERBS)
-            ):
-                return ending != "ing" and before not in _DETERMINERS
-    if low in _VERBS and (before in {"i", "we", "you", "they", "and"} or _plural(before)):
-        return True
-    return low.endswith("ed") and len(low) > 4 and before not in _DETERMINERS
-
-
-def _plural(word: str) -> bool:
-    """A plural noun before a verb's base form ("deploys happen", "the kids play")."""
-    return (
-        len(word) > 3
-        and word.endswith("s")
-        and not word.endswith(("ss", "'s", "us", "is"))
-        and word not in _STOP
-    )
-
-
-def _content(words: list[str]) -> set[str]:
-    out = set()
-    for word in words:
-        low = word.lower().replace("’", "'")
-        if low in _ANYONE or low in _STOP or low.endswith("n't"):
-            continue
-        stem = _stem(word)
-        if stem and stem not in _ANYONE and stem not in _STOP:
-            out.add(stem)
-    return out
-
-
-_ORDINALS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
-_USER = {"i", "we", "user", "users"}  # the user named as a subject (not "my", "the user's")
-_PERIOD_WORDS = {
-    "week", "month", "year", "quarter", "semester", "season", "weekend", "summer", "winter", "spring",
-    "autumn", "fall", "term", "sprint", "day", "night", "morning", "evening",
-}  # fmt: skip
-_RELATIVE = {"last", "this", "next", "previous", "coming", "past", "current"}
-_SEASONS = {"summer", "winter", "spring", "autumn", "fall", "weekend", "weekends", "weekday", "weekdays"}
-_UNIT_WORDS = {
-    "gb", "mb", "tb", "kb", "km", "kms", "mile", "miles", "kg", "kgs", "lb", "lbs", "pound", "pounds",
-    "meter", "meters", "metre", "metres", "cm", "mm", "percent", "degree", "degrees", "hour", "hours",
-    "minute", "minutes", "second", "seconds", "day", "days", "week", "weeks", "month", "months", "year",
-    "years",
-    "time", "times", "dollar", "dollars", "euro", "euros", "usd", "eur", "gbp", "k", "x", "am", "pm",
-}  # fmt: skip
-
-
-def _value(word: str, first: bool) -> bool:
-    """Whether a token states a value (a number, an id, a name, a date word)."""
-    low = word.lower()
-    if any(c.isdigit() for c in word) or low in _NUMBER_WORDS or word[0] in "#@$€£":
-        return True
-    if low in _MONTHS or low in _WEEKDAYS:
-        return True
-    return word[0].isupper() and not first and low not in _COMMON
+    head: str | None = None  # the subject's head noun: "database" of "the billing database"
 
 
 def _subject_words(words: list[str], title: list[str], names: set[str]) -> tuple[set[str], set[str]]:
@@ -249,6 +127,8 @@ def _kind(word: str, following: str) -> str:
         return "date"
     if low.endswith("%") or following == "percent":
         return "percent"
+    if following in _UNIT_WORDS and following not in ("am", "pm", "k", "x"):
+        return "quantity"  # 40 GB, 15 minutes, 5 km
     if re.fullmatch(r"[\d,.]+", low) or low in _NUMBER_WORDS:
         return "number"
     return "name"
@@ -268,15 +148,6 @@ def _kinds(words: tuple[str, ...], values: set[str]) -> set[str]:
         elif w.lower() in values:
             out.add(_kind(w, following.lower()))
     return out
-
-
-#: Words that qualify a value rather than name what it is a value of.
-_MODIFIERS = {
-    "daily", "weekly", "monthly", "yearly", "nightly", "weekday", "weekdays", "weekend", "weekends",
-    "morning", "mornings", "evening", "evenings", "afternoon", "night", "nights", "usual", "regular",
-    "current", "old", "new", "main", "about", "around", "roughly", "approximately", "exactly", "least",
-    "most", "more", "less", "over", "under", "each", "every", "only", "same", "other", "own",
-}  # fmt: skip
 
 
 def _contexts(words: list[str], values: set[str], skip: frozenset[str]) -> set[str]:
@@ -305,12 +176,35 @@ def _contexts(words: list[str], values: set[str], skip: frozenset[str]) -> set[s
         ]
         right = [p for k, p in enumerate(plain[end : end + 4]) if p and not inside[end + k]]
         out |= set(left[-2:]) | set(right[:2])
+        # A quantity "of" something names what it measures, even a name: 16 GB of "RAM".
+        after = [w.lower() for w in words[end : end + 3]]
+        if len(after) == 3 and after[0] in _UNIT_WORDS and after[1] == "of" and _stem(after[2]) not in skip:
+            out.add(_stem(after[2]))
     return out
 
 
-def _numeric(word: str) -> bool:
-    low = word.lower()
-    return any(c.isdigit() for c in word) or low in _NUMBER_WORDS or low in _MONTHS or low in _WEEKDAYS
+#: The most words and sentences of a note the rule reads as one statement (an atomic note);
+#: a longer text states many things, and one value changed among them replaces none of them.
+STATEMENT_WORDS = 45
+STATEMENT_SENTENCES = 2
+
+
+def _statement(content: str) -> bool:
+    """Whether a text is one statement: short, and asks nothing."""
+    text = content.strip()
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s]
+    return "?" not in text and len(sentences) <= STATEMENT_SENTENCES and len(text.split()) <= STATEMENT_WORDS
+
+
+def _denies(text: _Text) -> bool:
+    """Whether a text denies what it states ("does not", "no longer", "never"); "without"
+    qualifies rather than denies."""
+    low = [w.lower() for w in text.words]
+    return (
+        sum(w in ("not", "no", "never", "cannot", "none", "nor") or w.endswith(("n't", "n’t")) for w in low)
+        % 2
+        == 1
+    )
 
 
 @dataclass(frozen=True)
@@ -341,12 +235,22 @@ def read(title: str, content: str) -> Reading:
     names = {_stem(w) for w in text.words if w[0].isupper()} & {_stem(v) for v in text.values}
     names |= {_stem(w) for w in words[:1] if w.lower().endswith(("'s", "’s"))}  # "Dana's standup"
     subject, markers = _subject_words(words[:verb], title_words, names)
-    kept = [_stem(w) for w in words[:verb] if w.lower() not in _STOP and w.lower() not in _ANYONE]
-    neighbours = {(w, "<", kept[i - 1]) for i, w in enumerate(kept) if i} | {
-        (w, ">", kept[i + 1]) for i, w in enumerate(kept[:-1])
-    }
+    neighbours = _modifiers(words[:verb])
     frame = frozenset(_content(_WORD.findall(content)))
-    return Reading(frozenset(subject), frozenset(markers), frozenset(neighbours), frame)
+    return Reading(frozenset(subject), frozenset(markers), frozenset(neighbours), frame, _head(words[:verb]))
+
+
+def _head(words: list[str]) -> str | None:
+    """The last word of a subject before any preposition ("replica" of "Replica 1 of the
+    orders database", "database" of "the billing database"), if it is a plain word."""
+    head = None
+    for word in words:
+        low = word.lower()
+        if low in ("of", "for", "at", "in", "on", "with", "from", "by", "to"):
+            break
+        if low not in _STOP and low not in _ANYONE and not _numeric(word):
+            head = _stem(word)
+    return head
 
 
 def _same_subject(a: Reading, b: Reading) -> bool:
@@ -358,36 +262,64 @@ def _same_subject(a: Reading, b: Reading) -> bool:
     if _other_modifier(a, b):
         return False  # "the worker pods" and "the web pods", "the auth service" and "the billing service"
     words_a, words_b = a.subject | a.markers, b.subject | b.markers
-    return bool(words_a & words_b) or not words_a or not words_b
+    if not words_a or not words_b:
+        return True
+    if a.head and b.head and a.head != b.head and a.head not in words_b and b.head not in words_a:
+        return False  # "the billing database" and "the billing service"
+    if words_a & words_b:
+        return True
+    # No word in common: two subjects ("the API" and "the worker"), unless one names the
+    # other's subject elsewhere ("The gym membership costs $45" and "I pay $52 for the gym").
+    return bool(words_a & b.frame or words_b & a.frame)
+
+
+def _modifiers(words: list[str]) -> set[tuple[str, str, str]]:
+    """Each subject word's modifier: the word just before it ("worker" pods, "kitchen" smoke
+    detector), or the word after a preposition after it (service "for the auth" team). Names
+    and words that qualify rather than name ("weekly", "usual") are no modifiers."""
+    out: set[tuple[str, str, str]] = set()
+    previous: tuple[str, bool] | None = None  # the last word kept, and whether it was capitalised
+    across = False  # a preposition since the last word
+    for word in words:
+        low = word.lower()
+        if low in ("of", "for", "at", "in", "on", "with"):
+            across = True
+            continue
+        if low in _STOP or low in _ANYONE or low in _MODIFIERS or low.endswith("ly"):
+            continue
+        stem, capital = _stem(word), word[0].isupper()
+        # Two capitalised words are one name ("Project Atlas"): neither modifies the other.
+        if previous is not None and not (capital and previous[1]):
+            out.add((stem, "<", previous[0]))
+            if across:
+                out.add((previous[0], ">", stem))
+        previous, across = (stem, capital), False
+    return out
 
 
 def _other_modifier(a: Reading, b: Reading) -> bool:
-    """A word of both subjects with another word beside it on the same side in each."""
+    """A word of both subjects with another modifier in each, one the other note never says
+    ("the worker pods" and "the web pods")."""
     beside_a: dict[tuple[str, str], set[str]] = {}
     for word, side, other in a.neighbours:
         beside_a.setdefault((word, side), set()).add(other)
-    beside_b: dict[tuple[str, str], set[str]] = {}
     for word, side, other in b.neighbours:
-        beside_b.setdefault((word, side), set()).add(other)
-    return any(key in beside_a and not beside_a[key] & others for key, others in beside_b.items())
+        mine = beside_a.get((word, side))
+        if mine and other not in mine and other not in a.frame and not mine & b.frame:
+            return True
+    return False
 
 
 def _periods(words: tuple[str, ...]) -> set[str]:
     """Years, seasons and relative periods a text names ("in 2024", "in summer", "last week")."""
-    out = {w for w in words if re.fullmatch(r"(19|20)\d\d", w)}
+    out = {
+        w for i, w in enumerate(words)
+        if re.fullmatch(r"(19|20)\d\d", w) and i and words[i - 1].lower() in _PERIOD_BEFORE
+    }  # fmt: skip
     out |= {_stem(w.lower()) for w in words if w.lower() in _SEASONS}
     out |= {f"{a.lower()}-{_stem(b.lower())}" for a, b in zip(words, words[1:], strict=False)
             if a.lower() in _RELATIVE and _stem(b.lower()) in _PERIOD_WORDS}  # fmt: skip
     return out
-
-
-#: Words by which a note says that what it states replaced what was (beside updates' cues).
-_CHANGED = {
-    "now", "moved", "switched", "changed", "stopped", "quit", "cancelled", "canceled", "removed",
-    "replaced", "relocated", "instead", "anymore", "longer", "lately", "rerouted", "retired",
-    "dropped", "sold", "renamed", "upgraded", "downgraded", "migrated", "promoted",
-}  # fmt: skip
-_CHANGED_PAIRS = {("used", "to"), ("these", "days"), ("turned", "off"), ("gave", "up"), ("took", "over")}
 
 
 def _cued(ta: _Text, tb: _Text) -> bool:
@@ -412,6 +344,8 @@ def relate(
     ta, tb = _text(old_content), _text(new_content)
     if change is None and (twin or not _cued(ta, tb)):
         return Relation.RESTATEMENT, None
+    if not (_statement(old_content) and _statement(new_content)):
+        return Relation.UNCLEAR, change
     a, b = read(old_title, old_content), read(new_title, new_content)
     if not _same_subject(a, b):
         return Relation.SIBLING, None
@@ -421,6 +355,10 @@ def relate(
         return Relation.SIBLING, None  # the same property of another period, both true
     subject = a.subject | b.subject | a.markers | b.markers
     gone, new = set(ta.values - tb.values), set(tb.values - ta.values)
+    if {_stem(v) for v in new} & b.markers or {_stem(v) for v in gone} & a.markers:
+        return Relation.SIBLING, None  # the value that differs names the subject ("the 2nd floor")
+    if change is not None and change.kinds == {"negation"} and not _denies(ta) ^ _denies(tb):
+        return Relation.NEAR_MISS, None  # "coffee without sugar" qualifies, it denies nothing
     if change is not None and not new and "negation" not in change.kinds:
         return Relation.NEAR_MISS, None  # no new value: it says something else of the subject
     ka, kb = _kinds(ta.words, gone), _kinds(tb.words, new)
@@ -430,12 +368,18 @@ def relate(
     cb = _contexts(list(tb.words), new, subject)
     if ca and cb and not ca & cb:
         return Relation.NEAR_MISS, None  # new values of other properties
-    if not (a.frame & b.frame) - {_stem(v) for v in ta.values | tb.values}:
-        return Relation.UNRELATED, None  # nothing in common but values
+    if not (a.frame & b.frame) - {_stem(v) for v in ta.values ^ tb.values}:
+        return Relation.UNRELATED, None  # nothing in common but the values that differ
     if change is None:
         return Relation.UPDATE, None
+    # Below the dedupe threshold, a new value is an update only on evidence that it is one of
+    # the same property: the words beside the values agree ("port" 5432, "port" 6432), the
+    # new note says it changed, or denies the old. Else a model may judge it (UNCLEAR).
+    if not twin and not (ca & cb or _cued(ta, tb) or cued or "negation" in change.kinds):
+        return Relation.UNCLEAR, change
     # A name changed beside another value (another vendor at another price): which is current
-    # cannot be told. Names are read here as values, not the subject's own ("Dana's", "Dana").
-    if "name" in ka and "name" in kb and (ka | kb) - {"name"}:
+    # cannot be told, unless the new note says it changed ("sold the Civic and now drives a
+    # Tesla Model 3"). Names are read here as values, not the subject's ("Dana's", "Dana").
+    if "name" in ka and "name" in kb and (ka | kb) - {"name"} and not (cued or _cued(ta, tb)):
         return Relation.CONFLICT, change
     return Relation.UPDATE, change

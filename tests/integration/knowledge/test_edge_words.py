@@ -234,12 +234,15 @@ async def test_an_agent_does_not_take_a_persons_edge_away_with_a_note(make_calle
 
 
 #: A vendor changed beside a price: which is current is unclear (the two conflict).
-CHAIRS = "The office chairs are bought from {} at {} euros each for the Berlin office."
+CHAIRS = (
+    "For the Berlin office, the facilities team orders the ergonomic office chairs, the standing desks and "
+    "the monitor arms from {} at {} euros per workstation, delivered within two weeks."
+)
 #: (the old value, the new, the edge the new one's create makes, the fields the re-create holds:
 #: a person's removal of a supersedes edge also made its note active, their word on its status)
 UPDATES = [
     (OLD, NEW, "supersedes", ["edge", "status"]),
-    (CHAIRS.format("Acme Supplies", 120), CHAIRS.format("Globex Trading", 95), "conflictsWith", ["edge"]),
+    (CHAIRS.format("Acme", 120), CHAIRS.format("Initech", 95), "conflictsWith", ["edge"]),
 ]  # fmt: skip
 
 

@@ -20,6 +20,13 @@ def port(number: int) -> str:
     return f"The staging database now listens on port {number}."
 
 
+#: A near twin (cosine 0.93) whose vendor and price both changed: which is current is unclear.
+CHAIRS = (
+    "For the Berlin office, the facilities team orders the ergonomic office chairs, the standing desks and "
+    "the monitor arms from {} at {} euros per workstation, delivered within two weeks."
+)
+
+
 def note(content: str, **extra: Any) -> dict[str, Any]:
     return {"title": "Fact", "content": content, "type": "fact", **extra}
 
@@ -79,8 +86,7 @@ async def test_which_is_current_unclear_the_two_conflict_and_both_stay(make_call
     alice = await make_caller()
     # A vendor and a price both changed: a second vendor at another price, or a new one? The
     # service cannot tell, so both stay, each pointing at the other.
-    chairs = "The office chairs are bought from {} at {} euros each for the Berlin office."
-    old, new = chairs.format("Acme Supplies", 120), chairs.format("Globex Trading", 95)
+    old, new = CHAIRS.format("Acme", 120), CHAIRS.format("Initech", 95)  # cosine 0.93
     assert (await alice.http.post("/v1/knowledge", json=note(old, id="acme"))).status_code == 201
     made = await alice.http.post("/v1/knowledge", json=note(new, id="globex"))
     assert made.status_code == 201, made.text
@@ -119,6 +125,7 @@ async def test_an_update_in_other_words_supersedes_the_old_value(make_caller: Ma
     pairs = [
         ("Dana's standup is at 9:30 every weekday.", "Dana moved her daily standup to 10:15."),
         ("Priya's phone number is 555-0142.", "Priya has a new number: 555-0199."),
+        ("The user drives a 2015 Honda Civic.", "The user sold the Civic and now drives a Tesla Model 3."),
     ]
     for n, (old, new) in enumerate(pairs):
         assert (await alice.http.post("/v1/knowledge", json=note(old, id=f"old-{n}"))).status_code == 201
