@@ -30,6 +30,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.core import journal
 from graph.core.db import Database, run_rows
+from graph.core.errors import Conflict
 from graph.core.gate import Gated
 from graph.core.principals import Principal
 from graph.core.scopes import require_unscoped
@@ -263,7 +264,12 @@ async def apply_verdicts(
         rows.append(edge_row(len(rows), edge))
         outcome["outcome"] = "applied"
     if rows:
-        await journal.record_many(gated, principal, await link(gated, principal, rows))
+        changes = await link(gated, principal, rows)
+        superseding = sorted({r["sourceId"] for r in rows if r["relType"] == EdgeType.SUPERSEDES.rel_type})
+        [loops] = await gated.run("queries/knowledge/supersede_loops", ids=superseding)
+        if loops["looping"]:  # edges of this write closing a loop together: nothing is written
+            raise Conflict(f"the judge's edges would close a loop of supersedes edges: {loops['looping']}")
+        await journal.record_many(gated, principal, changes)
     return outcomes
 
 
