@@ -15,6 +15,8 @@ For each pair, as a create would decide it (:mod:`graph.knowledge.subjects`):
 * **relation**: what the rule says the new note is to the old;
 * **superseded**: a candidate the rule calls an update (the old value is no longer current);
 * **folded**: a candidate at or above the dedupe threshold the rule calls a restatement;
+* **undecided**: a candidate the rule leaves to a model, when one is configured
+  (:func:`graph.knowledge.dedupe.undecided`);
 * **before**: as the service decided before this rule (a twin at or above the dedupe threshold
   whose values differ superseded it, else folded; nothing below the threshold was compared).
 
@@ -37,6 +39,7 @@ import numpy as np
 
 from bench.common import machine, save
 from graph.core.embeddings import LOCAL_MODELS, LocalEmbedder
+from graph.knowledge.dedupe import undecided
 from graph.knowledge.subjects import Relation, relate
 from graph.knowledge.updates import compare
 
@@ -108,6 +111,7 @@ def measure(half: str, model: str, show_misses: bool) -> dict[str, Any]:
             "superseded": candidate and relation is Relation.UPDATE,
             "conflict": candidate and relation is Relation.CONFLICT,
             "folded": cosine >= spec.dedupe_threshold and relation is Relation.RESTATEMENT,
+            "undecided": candidate and undecided(relation, bool(twin)),
             "candidate": candidate,
             "near_twin": cosine >= spec.dedupe_threshold,
         }
@@ -143,6 +147,7 @@ def summary(figures: dict[str, Any]) -> list[str]:
             f"{label:12} {n:4} pairs  superseded {superseded:.3f}  conflict {conflict:.3f}"
             f"  folded {counts.get('folded', 0)}/{counts.get('near_twin', 0)} near twins"
             f"  candidates {counts.get('candidate', 0) / n:.3f}"
+            f"  undecided {counts.get('undecided', 0) / n:.3f}"
             f"  | before: superseded {counts.get('superseded_before', 0) / n:.3f}"
             f"  folded {counts.get('folded_before', 0)}"
         )
