@@ -105,9 +105,11 @@ async def stored_candidates(
     floor: float,
     plan: VectorPlanConfig,
     scope: Scope | None = None,
+    limit: int = CANDIDATES,
 ) -> dict[int, list[Twin]]:
     """For each candidate (by index), the user's active notes (inside ``scope``) at or above
-    ``floor``, the nearest first, at most :data:`CANDIDATES`.
+    ``floor``, the nearest first, at most ``limit`` (a stored note looking for its own
+    candidates asks for one more: it is its own nearest).
 
     Runs under the user's write gate, so no note can be committed between this look and the
     create, and the plan is chosen from the user's exact note count, never a cached one.

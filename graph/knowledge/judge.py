@@ -36,7 +36,7 @@ from graph.core.principals import Principal
 from graph.core.scopes import require_unscoped
 from graph.core.vectors import VectorPlanConfig
 from graph.knowledge import corrections
-from graph.knowledge.dedupe import Thresholds, Twin, stored_candidates, undecided
+from graph.knowledge.dedupe import CANDIDATES, Thresholds, Twin, stored_candidates, undecided
 from graph.knowledge.edge_states import edge_payload, edge_row
 from graph.knowledge.edges import link, people_words
 from graph.knowledge.models import EdgeType, KnowledgeSource, KnowledgeStatus, NewEdge
@@ -178,7 +178,8 @@ async def undecided_pairs(
     ]
     if not looking:
         return {}
-    near = await stored_candidates(gated, looking, floor=limits.floor, plan=plan)
+    # Each note is stored already: it is its own nearest, so one more is asked for.
+    near = await stored_candidates(gated, looking, floor=limits.floor, plan=plan, limit=CANDIDATES + 1)
     ids = sorted({t.node_id for twins in near.values() for t in twins} | {n.id for n in notes})
     known = {str(r["id"]): r for r in await gated.run("queries/knowledge/judge_notes", ids=ids)}
     return await asyncio.to_thread(_walk, looking, near, known, limits)

@@ -447,6 +447,8 @@ class NoteCreation:
             # A vector the client sent is not the service's reading of the text: a person who
             # takes this text away later has it read again (corrections.read_stored).
             "vectorSupplied": True if p.note.embedding is not None else None,
+            # Created with dedupe off: compared with nothing, by the create or the judge.
+            "uncompared": None if p.note.dedupe else True,
         }
 
 

@@ -2,13 +2,14 @@
 // write and part of the last note.create it looked at, kept on the user's Tenant node, so it
 // is exported, restored and forgotten with the user), in the journal's order, at most $limit,
 // each as it stands now (a note deleted since: no status). A project context entry says its
-// kind (a decision's notices are judged, not its text). Read through the journal's
+// kind (a decision's notices are judged, not its text). A note created with dedupe off is
+// not compared (its entry is `uncompared`). Read through the journal's
 // (userId, seq) index from the watermark on.
 OPTIONAL MATCH (t:Tenant {userId: $userId})
 WITH coalesce(t.judgedSeq, 0) AS fromSeq, coalesce(t.judgedPart, -1) AS fromPart
 MATCH (m:Mutation)
 WHERE m.userId = $userId AND m.seq >= fromSeq AND m.op = 'note.create'
-  AND (m.seq > fromSeq OR coalesce(m.part, 0) > fromPart)
+  AND (m.seq > fromSeq OR coalesce(m.part, 0) > fromPart) AND m.uncompared IS NULL
 WITH m
 ORDER BY m.seq, m.part
 LIMIT $limit

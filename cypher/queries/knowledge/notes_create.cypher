@@ -5,7 +5,8 @@
 // note.create with the fields after, in the write $seq, at its part). A person's new note
 // has every field person-written (`personFields`, as queries/core/mutation_record keeps it);
 // `vectorSupplied` marks a vector the client sent rather than the service's own. Valid time
-// (validFrom, validUntil) is epoch milliseconds, absent when open.
+// (validFrom, validUntil) is epoch milliseconds, absent when open. A note created with
+// dedupe off says so on its entry (`uncompared`): the judge does not compare it either.
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
@@ -20,7 +21,7 @@ CREATE (:Mutation {
   userId: $userId, id: row.mutation.id, seq: $seq, part: row.mutation.part, at: n.createdAt,
   role: $role, agentId: $agentId, keyId: $keyId, sessionId: $sessionId, op: 'note.create',
   targetType: 'Knowledge', targetId: row.id, after: row.mutation.after,
-  proposalId: row.mutation.proposalId
+  proposalId: row.mutation.proposalId, uncompared: row.uncompared
 })-[:CHANGED]->(n)
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)

@@ -217,7 +217,6 @@ async def test_offline_nothing_runs_and_the_dry_run_lists_the_pairs(
     agent = await make_caller(Role.AGENT, agent_id="scribe")
     await write(agent.http, OLD, "doormat")
     await write(agent.http, NEW, "lockbox")
-    await asyncio.sleep(1.5)
     assert await judge_jobs(db, agent.user_id) == []
     refused = await agent.http.post("/v1/maintenance/judge")
     assert refused.status_code == 409 and "CTXNET_LLM_MODEL" in refused.json()["error"]["message"]
@@ -227,3 +226,15 @@ async def test_offline_nothing_runs_and_the_dry_run_lists_the_pairs(
     assert dry["status"] == "done" and dry["counts"] == {"notes": 2, "pairs": 1, "threads": 0}, dry
     assert [(p["older"], p["newer"]) for p in dry["report"]["pairs"]] == [("doormat", "lockbox")]
     assert (await status(agent.http, "doormat"), await status(agent.http, "lockbox")) == ("active", "active")
+
+
+async def test_a_note_created_with_dedupe_off_is_compared_by_no_one(make_caller: MakeCaller) -> None:
+    """``dedupe: false`` (an export read back in, say) opts out of every comparison: the
+    create's, and the judge's later."""
+    agent = await make_caller(Role.AGENT, agent_id="scribe")
+    await write(agent.http, OLD, "doormat")
+    made = await agent.http.post("/v1/knowledge", json=note(NEW, "lockbox") | {"dedupe": False})
+    assert made.status_code == 201, made.text
+    started = await agent.http.post("/v1/maintenance/judge", json={"dryRun": True})
+    dry = await finished(agent.http, started.json()["jobId"])
+    assert dry["status"] == "done" and dry["counts"] == {"notes": 1, "pairs": 0, "threads": 0}, dry
