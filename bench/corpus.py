@@ -212,11 +212,12 @@ def search_1_params(user: str) -> dict[str, Any]:
     """The parameters the API passes ``queries/knowledge/search_1`` for a hybrid top-10 with
     one hop of expansion over 100 index candidates (all but the vector and the Lucene query)."""
     from graph.knowledge.models import ALL_REL_TYPES
-    from graph.knowledge.search import MAX_EDGES, MAX_REACHED, VECTOR_WEIGHT
+    from graph.knowledge.search import CHECKED_PAST_TOP_K, MAX_EDGES, MAX_REACHED, RUNAWAY, VECTOR_WEIGHT
 
     return {
         "userId": user, "mode": "hybrid", "seedIds": None, "topK": 10, "pool": 20, "textCandidates": 80,
-        "vectorWeight": VECTOR_WEIGHT, "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
+        "vectorWeight": VECTOR_WEIGHT, "runaway": RUNAWAY, "checked": 10 + CHECKED_PAST_TOP_K,
+        "relTypes": ALL_REL_TYPES, "direction": "both", "candidates": 100,
         "scope": None, "filtered": False, "collapse": "conversation", "bare": False,
         "maxReached": MAX_REACHED, "maxEdges": MAX_EDGES,
         "statuses": ["active"], "types": None, "sources": None, "minConfidence": None,

@@ -176,8 +176,8 @@ class RetrievalService:
         }
 
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
-        """Top-k notes by vector, fulltext or both (RRF), expanded along the chosen edges:
-        one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
+        """Top-k notes by vector, fulltext or both (scaled scores fused), expanded along the
+        chosen edges: one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
         if reads_dates(query):
             at = query.as_of if query.as_of is not None else millis_now()
             reading = reading_of(query, at)
@@ -213,12 +213,8 @@ class RetrievalService:
             hits = []
             for ranked in found.row["ranked"]:
                 node_id = ranked["id"]
-                if query.mode == SearchMode.VECTOR:
-                    score = vector_score[node_id]
-                elif query.mode == SearchMode.FULLTEXT:
-                    score = text_score[node_id]
-                else:
-                    score = float(ranked["score"])
+                # A keyword or hybrid score is the ranking's: less a stuffed note's repeats
+                score = vector_score[node_id] if query.mode == SearchMode.VECTOR else float(ranked["score"])
                 hit: dict[str, Any] = {"node": subgraph["hits"][node_id], "score": score}
                 if node_id in vector_score:
                     hit["vectorScore"] = vector_score[node_id]

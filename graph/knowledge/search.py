@@ -26,11 +26,18 @@ computes BM25 from those (``cypher/queries/knowledge/search_0.cypher`` tells how
 
 A search is one Cypher query (``queries/knowledge/search_<depth>``): both halves of the ranking,
 their fusion, the expansion from the top hits and the edges among all returned notes. The
-halves fuse by a convex combination of their scores, each scaled to 0..1 between the last
-and the best of its ranking (:data:`VECTOR_WEIGHT`): on LongMemEval's 470 oracle questions
-it found more than reciprocal rank fusion did (``docs/retrieval.md``). Hits of one source
-collapse to its best (:data:`COLLAPSE`). A note's neighbourhood is the same query started
-from the note itself.
+halves fuse by a convex combination of their scores (:data:`VECTOR_WEIGHT`), each scaled to
+0..1 between the last and the best of its ranking, the best counting at most
+:data:`RUNAWAY` times the runner-up's margin: on LongMemEval's 470 oracle questions scaled
+scores found more than reciprocal rank fusion did, and one note far ahead in one half (a
+runaway top) no longer squashes the rest of that half. A note cannot buy the top by
+repeating the question's words either: each repeat of a query word past its first is
+filler, and a note whose words are more filler than natural text holds
+(:data:`FILLER_ALLOWED`) loses its hybrid or keyword score in proportion (read for the top
+k and :data:`CHECKED_PAST_TOP_K` more).
+``docs/retrieval.md`` ("Rankings no one can stuff") has the figures.
+Hits of one source collapse to its best (:data:`COLLAPSE`). A note's neighbourhood is the
+same query started from the note itself.
 """
 
 from __future__ import annotations
@@ -89,12 +96,9 @@ STOP_WORDS = frozenset(
 )
 
 
-def keyword_terms(
-    text: str, user_id: str, max_terms: int = 32, fields: tuple[str, ...] = ("title", "content")
-) -> list[str]:
-    """One Lucene query per distinct word of ``text`` (stop words left out, at most
-    ``max_terms``), each for that word in ``fields`` within the user's tenant: the keyword
-    half scores from what each finds among the user's own nodes (``search_0.cypher``).
+def query_words(text: str, max_terms: int = 32) -> list[str]:
+    """The distinct words of ``text`` a keyword search looks for: lower-cased, stop words left
+    out, at most ``max_terms``.
 
     A word needs a letter or a decimal digit: the analyzer drops tokens such as ``_``, ``½``
     or ``²`` whole, and a clause left empty would match every node of the user."""
@@ -103,10 +107,18 @@ def keyword_terms(
         for w in (w.lower() for w in _WORD.findall(text))
         if w not in STOP_WORDS and any(c.isalpha() or c.isdecimal() for c in w)
     ]
+    return list(dict.fromkeys(words))[:max_terms]
+
+
+def keyword_terms(
+    text: str, user_id: str, max_terms: int = 32, fields: tuple[str, ...] = ("title", "content")
+) -> list[str]:
+    """One Lucene query per word of ``text`` (:func:`query_words`), each for that word in
+    ``fields`` within the user's tenant: the keyword half scores from what each finds among
+    the user's own nodes (``search_0.cypher``)."""
     fenced = f"+tenantKey:{tenant_key(user_id)}"
     return [
-        f"{fenced} +({' '.join(f'{f}:({word})' for f in fields)})"
-        for word in list(dict.fromkeys(words))[:max_terms]
+        f"{fenced} +({' '.join(f'{f}:({word})' for f in fields)})" for word in query_words(text, max_terms)
     ]
 
 
@@ -121,7 +133,29 @@ def keyword_params(
     """The keyword half's parameters of a search query (``queries/knowledge/search_*``) for
     ``text`` by a user with ``notes`` notes: its per-word Lucene queries, their match limit
     and the user's note count, from which the query computes each word's idf."""
-    return {"terms": keyword_terms(text, user_id) if text else [], "termLimit": term_limit, "notes": notes}
+    return {
+        "terms": keyword_terms(text, user_id) if text else [],
+        "termLimit": term_limit,
+        "notes": notes,
+        "words": query_words(text) if text else [],
+        "separators": SEPARATORS,
+        "fillerAllowed": FILLER_ALLOWED,
+        "fillerSpan": FILLER_SPAN,
+    }
+
+
+#: What splits a note's text into words when its repeats of the query's words are counted
+#: (besides spaces), so that "lunch," and "lunch." are the word "lunch" as \w+ finds it.
+SEPARATORS = [".", ",", "?", "!", ";", ":", '"', "(", ")", "'", "-", "/", "\n", "\t", "\r"]
+#: How many hits past the top k have their repeats of the query's words counted, best first
+#: (``search_0.cypher``): a stuffed note is one that would otherwise be at the top.
+CHECKED_PAST_TOP_K = 10
+#: The share of a note's words that may be repeats of the query's words (each occurrence of a
+#: query word past its first) before its score falls, and how much more takes it to 0. In the
+#: top 5s of the 470 oracle questions natural turns hold p50 0.04, p99 0.17 (at most 0.41);
+#: the notes stuffed with a question's words 0.38-0.71 (``docs/retrieval.md``).
+FILLER_ALLOWED = 0.2
+FILLER_SPAN = 0.3
 
 
 class TenantSizes:
@@ -177,8 +211,13 @@ MAX_EDGES = 1_000
 #: scores the sum of 1 / (RRF_K + rank) over the lists).
 RRF_K = 60
 #: The vector half's share of a hybrid score; the keyword half has the rest. Each half's
-#: score is scaled to 0..1 between the last and the best of its ranking first.
+#: score is scaled to 0..1 between the last and the best of its ranking first, the best
+#: counting at most :data:`RUNAWAY` times the runner-up's margin over the last.
 VECTOR_WEIGHT = 0.5
+#: How far ahead of the runner-up the best of a half may scale (in margins over the last of
+#: its ranking): one note far ahead in a half (a runaway top) scores 1 there and the rest of
+#: that half keeps its spread, where min-max scaling squashed it below the runaway.
+RUNAWAY = 2.0
 #: How hits collapse to one per source, by ``collapseBy``: ``sourceRef`` (every note with a
 #: sourceRef), absent (a conversation's turns, :func:`conversation_turn`: the turns of one
 #: conversation are one source), or ``none``. The value is the query's ``$collapse``.
@@ -237,8 +276,8 @@ async def retrieve(
 ) -> Retrieval:
     """Ranking, expansion and the edges among the returned notes, in one query.
 
-    ``mode`` is ``vector``, ``fulltext``, ``hybrid`` (reciprocal rank fusion of both
-    halves, each ``pool`` long) or ``seeds`` (start from ``seed_ids``: a neighbourhood).
+    ``mode`` is ``vector``, ``fulltext``, ``hybrid`` (both halves, each ``pool`` long, their
+    scaled scores fused: see the module docstring) or ``seeds`` (start from ``seed_ids``: a neighbourhood).
     The vector half uses the user's true top-``pool`` (see the module docstring): when the
     oversampled index leaves fewer than ``pool`` of the user's notes, the query runs again
     with more candidates, then exactly. ``scope`` (a key's entity scope as a parameter)
@@ -268,6 +307,8 @@ async def retrieve(
         "pool": pool,
         "textCandidates": max(pool * 4, 50),
         "vectorWeight": VECTOR_WEIGHT,
+        "runaway": RUNAWAY,
+        "checked": top_k + CHECKED_PAST_TOP_K,
         "relTypes": rel_types,
         "direction": direction,
         "scope": scope,

@@ -171,14 +171,21 @@ CALL () {
 WITH CASE WHEN $candidates IS NULL THEN exactRanked ELSE indexRanked END AS vectorRanked, textHits
 WITH vectorRanked[0..$pool] AS vectorHits, size(vectorRanked) AS matched, textHits
 CALL (vectorHits, textHits) {
-  // Fused by a convex combination of the halves' scores, each scaled to 0..1 between the
-  // last and the best of its ranking ($vectorWeight of the vector half's, the rest of the
-  // keyword half's); a note one half did not rank gets nothing from it.
-  WITH [vectorHits[0].score, vectorHits[-1].score] AS v, [textHits[0].score, textHits[-1].score] AS t
-  UNWIND [h IN vectorHits | h {.id, .src, part: $vectorWeight * CASE WHEN v[0] > v[1]
-      THEN (h.score - v[1]) / (v[0] - v[1]) ELSE 1.0 END}]
-    + [h IN textHits | h {.id, .src, part: (1.0 - $vectorWeight) * CASE WHEN t[0] > t[1]
-      THEN (h.score - t[1]) / (t[0] - t[1]) ELSE 1.0 END}] AS part
+  // Fused by a convex combination of the halves' scores ($vectorWeight of the vector half's,
+  // the rest of the keyword half's), each scaled to 0..1 between the last and the best of its
+  // ranking, where the best counts at most $runaway times the runner-up's margin over the
+  // last (and any note above that is 1): one note far ahead in a half (a runaway top) does
+  // not squash the rest of that half. A note one half did not rank gets nothing from it.
+  WITH vectorHits, textHits,
+    CASE WHEN size(vectorHits) > 2 THEN vectorHits[-1].score + $runaway * (vectorHits[1].score - vectorHits[-1].score) END AS vCap,
+    CASE WHEN size(textHits) > 2 THEN textHits[-1].score + $runaway * (textHits[1].score - textHits[-1].score) END AS tCap
+  WITH vectorHits, textHits,
+    [CASE WHEN vCap < vectorHits[0].score THEN vCap ELSE vectorHits[0].score END, vectorHits[-1].score] AS v,
+    [CASE WHEN tCap < textHits[0].score THEN tCap ELSE textHits[0].score END, textHits[-1].score] AS t
+  UNWIND [h IN vectorHits | h {.id, .src, part: $vectorWeight * CASE WHEN v[0] <= v[1] OR h.score >= v[0]
+      THEN 1.0 ELSE (h.score - v[1]) / (v[0] - v[1]) END}]
+    + [h IN textHits | h {.id, .src, part: (1.0 - $vectorWeight) * CASE WHEN t[0] <= t[1] OR h.score >= t[0]
+      THEN 1.0 ELSE (h.score - t[1]) / (t[0] - t[1]) END}] AS part
   WITH part.id AS id, part.src AS src, sum(part.part) AS score
   ORDER BY score DESC, id
   RETURN collect({id: id, score: score, src: src}) AS fusedHits
@@ -189,7 +196,34 @@ WITH vectorHits, textHits, matched,
     WHEN 'fulltext' THEN textHits
     WHEN 'seeds' THEN [id IN $seedIds | {id: id, score: null}]
     ELSE fusedHits
-  END AS ordered
+  END AS ranking
+CALL (ranking) {
+  // A note made of the question's words repeated is stuffed, not relevant: each occurrence of
+  // a query word ($words) past its first in a note is filler. A note whose share of filler
+  // (of its words, as the keyword half counts them) is at most $fillerAllowed keeps its score
+  // (hybrid or keyword), as natural text does; past it the score falls linearly, to 0 at
+  // $fillerAllowed + $fillerSpan (a stuffed note's vector is close to the question's too, so
+  // the hybrid score goes, not the keyword half's alone). Read for the first $checked of the
+  // ranking, then all re-sorted. Only a hybrid or keyword search with words is checked.
+  WITH ranking WHERE $mode IN ['hybrid', 'fulltext'] AND size($words) > 0
+  UNWIND range(0, size(ranking) - 1) AS i
+  WITH i, ranking[i] AS h
+  OPTIONAL MATCH (n:Knowledge)
+  WHERE i < $checked AND n.userId = $userId AND n.id = h.id
+  WITH i, h, CASE WHEN n IS NULL THEN null ELSE coalesce(n.title, '') + ' ' + n.content END AS text
+  WITH i, h, size(split(text, ' ')) AS length,
+    ' ' + replace(reduce(s = toLower(text), c IN $separators | replace(s, c, ' ')), ' ', '  ') + ' ' AS spaced
+  WITH i, h, length, reduce(e = 0, w IN CASE WHEN spaced IS NULL THEN [] ELSE $words END |
+    e + CASE WHEN size(split(spaced, ' ' + w + ' ')) > 2 THEN size(split(spaced, ' ' + w + ' ')) - 2 ELSE 0 END) AS excess
+  WITH i, h, CASE WHEN excess = 0 THEN 0.0 ELSE toFloat(excess) / length END AS filler
+  WITH h {.id, .src, score: CASE WHEN filler <= $fillerAllowed THEN h.score
+    WHEN filler >= $fillerAllowed + $fillerSpan THEN 0.0
+    ELSE h.score * (1.0 - (filler - $fillerAllowed) / $fillerSpan) END} AS h, i
+  ORDER BY h.score DESC, i
+  RETURN collect(h) AS checked
+}
+WITH vectorHits, textHits, matched,
+  CASE WHEN $mode IN ['hybrid', 'fulltext'] AND size($words) > 0 THEN checked ELSE ranking END AS ordered
 CALL (ordered) {
   // The best hit of each source, best first, so topK fills with distinct sources: each hit
   // carries its source (src), its sourceRef when $collapse is 'sourceRef' (collapseBy), or

@@ -10,6 +10,7 @@ import pytest
 from graph.core.db import Database
 from graph.core.tenancy import tenant_key
 from graph.core.users import find_orphans
+from graph.knowledge.search import RUNAWAY
 from tests.integration.conftest import MakeCaller
 from tests.integration.knowledge.seeding import link, note, seed
 
@@ -52,7 +53,8 @@ async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
     assert hits[0]["node"]["id"] == "flour"
     assert "vectorScore" in hits[0] and "textScore" in hits[0]
     # Hybrid is a convex combination of the halves' scores, each scaled to 0..1 between the
-    # last and the best of its ranking (here every note the half finds), half each.
+    # last and the best of its ranking (here every note the half finds), half each; the best
+    # counts at most RUNAWAY times the runner-up's margin over the last.
     halves = {
         mode: [
             (h["node"]["id"], h["score"])
@@ -67,9 +69,11 @@ async def test_search_modes_and_filters(make_caller: MakeCaller) -> None:
     fused: dict[str, float] = {}
     for ranking in halves.values():
         best, last = ranking[0][1], ranking[-1][1]
+        if len(ranking) > 2:
+            best = min(best, last + RUNAWAY * (ranking[1][1] - last))
         for node_id, score in ranking:
             fused[node_id] = fused.get(node_id, 0.0) + 0.5 * (
-                (score - last) / (best - last) if best > last else 1.0
+                min(1.0, (score - last) / (best - last)) if best > last else 1.0
             )
     expected = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:3]
     assert [(h["node"]["id"], round(h["score"], 6)) for h in hits] == [(k, round(v, 6)) for k, v in expected]
