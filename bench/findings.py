@@ -42,6 +42,7 @@ from bench.date_ranking import day_end
 from bench.longmemeval import Question, load_dataset, load_oracle
 from bench.retrieval import bm25_rankings, commit, store
 from bench.retrieval_metrics import K, distinct, mean, scores, session_of
+from ctxnet.neo4j_server import LocalNeo4j
 
 MODES = ("hybrid", "fulltext", "vector")
 #: The LongMemEval paper's best session-level rows on its own haystacks (recall-all@5, nDCG@5),
@@ -136,14 +137,15 @@ def render(result: dict[str, Any]) -> str:
 @contextmanager
 def clients(
     url: str | None, key_s: str | None, key_oracle: str | None
-) -> Iterator[tuple[httpx.Client, httpx.Client]]:
-    """Clients of the two users: given, or a private API's whose users get both sets stored."""
+) -> Iterator[tuple[httpx.Client, httpx.Client, LocalNeo4j | None]]:
+    """Clients of the two users: given, or a private API's whose users get both sets stored
+    (then with the private Neo4j, for what reads the database itself)."""
     if url:
         with (
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key_s}"}, timeout=600) as s,
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key_oracle}"}, timeout=600) as o,
         ):
-            yield s, o
+            yield s, o, None
         return
     with private_api("ctxnet-bench-findings-", "bench-findings-oracle", timeout=600) as (local, o, _, _):
         secret = asyncio.run(user_key(local.settings, "bench-findings-s"))
@@ -154,7 +156,7 @@ def clients(
             store(s, load_dataset()[0])
             store(o, load_oracle()[0], valid_from=True)
             print(f"stored both sets in {time.perf_counter() - t0:.0f} s", flush=True)
-            yield s, o
+            yield s, o, local
 
 
 def main() -> None:
@@ -164,7 +166,7 @@ def main() -> None:
     parser.add_argument("--key-oracle", help="The key of the user holding the oracle set's turns.")
     args = parser.parse_args()
     t0 = time.perf_counter()
-    with clients(args.url, args.key_s, args.key_oracle) as (s, o):
+    with clients(args.url, args.key_s, args.key_oracle) as (s, o, _):
         result = run(s, o)
     print(render(result))
     path = save("findings", {"commit": commit(), "seconds": round(time.perf_counter() - t0), **result})
