@@ -158,7 +158,7 @@ def _walk(
         near += [Twin(candidates[int(k)].node_id, float(sims[j, k])) for k in earlier]
         near.sort(key=lambda t: -t.similarity)
         decision = Decision()
-        for rank, twin in enumerate(near[: CANDIDATES * 2]):
+        for rank, twin in enumerate(near[:CANDIDATES]):  # the nearest, stored or in the batch
             near_twin = rank == 0 and twin.similarity >= limits.dedupe
             relation, change = relate(*texts[twin.node_id], *c.text, twin=near_twin)
             if near_twin and relation is Relation.RESTATEMENT:

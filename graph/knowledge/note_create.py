@@ -256,10 +256,7 @@ class NoteCreation:
         twin_state: dict[str, dict[str, Any]] = {}
         stored_texts: dict[str, tuple[str, str]] = {}
         if stored_near:
-            for row in await gated.run_listed(
-                "queries/knowledge/notes_by_ids", ids=stored_near, withEmbedding=False
-            ):
-                node = row["node"]
+            for node in await gated.run_listed("queries/knowledge/notes_compared", ids=stored_near):
                 twin_state[node["id"]] = {k: node[k] for k in ("confidence", "tags", "mergeCount")}
                 stored_texts[node["id"]] = (node["title"], node["content"])
         decisions = await decide(gated, deduped, stored_texts, near, self._limits)

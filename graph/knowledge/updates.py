@@ -33,10 +33,9 @@ restatements that say the same values in other words (docs/retrieval.md).
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -159,8 +158,10 @@ def _hour(word: str) -> int | None:
     return int(number) if number is not None and 0 < number <= 12 else None
 
 
+@lru_cache(maxsize=4096)
 def values(text: str) -> Values:
-    """The values ``text`` states."""
+    """The values ``text`` states (cached: a batch compares one text with several; the
+    answer is read, never changed)."""
     out = Values(words={w.lower() for w in _WORD.findall(text)})
     rest = text
     for match in _TIME.finditer(rest):
@@ -259,14 +260,6 @@ def _canon(quantities: set[float]) -> set[float]:
 
 def _differs(old: set, new: set) -> bool:  # type: ignore[type-arg]
     return bool(old) and bool(new) and not (new <= old or old <= new)
-
-
-async def compare_many(pairs: Sequence[tuple[str, str] | None]) -> list[Change | None]:
-    """:func:`compare` of each pair (``None`` for none), in a worker thread: reading a text's
-    values grows with it (about 40 ms for 20,000 characters) and a batch holds 1,000 pairs."""
-    if not any(pairs):
-        return [None] * len(pairs)
-    return await asyncio.to_thread(lambda: [compare(*pair) if pair else None for pair in pairs])
 
 
 def compare(old: str, new: str) -> Change | None:
