@@ -123,16 +123,18 @@ async def stored_candidates(
         "scope": Scope.of(scope),
         "limit": CANDIDATES,
     }
+    sample = None
     if gated.notes > plan.exact_max_notes:
         [counts] = await gated.run("queries/knowledge/note_counts")
+        # The nearest are wanted; asking as for ten keeps the index plan well oversampled.
         sample = plan.index_candidates(10, gated.notes, int(counts["total"]))
-        found = await gated.run("queries/knowledge/twins_index", candidates=sample, **params)
+    if sample is not None:
+        found = await gated.run_listed("queries/knowledge/twins_index", candidates=sample, **params)
     else:
-        found = await gated.run("queries/knowledge/twins_exact", **params)
+        found = await gated.run_listed("queries/knowledge/twins_exact", **params)
     near: dict[int, list[Twin]] = {}
     for row in found:
-        if row["matchId"] is not None:
-            near.setdefault(row["index"], []).append(Twin(row["matchId"], cosine_from_score(row["score"])))
+        near[row["index"]] = [Twin(m["id"], cosine_from_score(m["score"])) for m in row["matches"]]
     return near
 
 

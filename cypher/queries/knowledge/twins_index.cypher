@@ -5,8 +5,10 @@ CALL (row) {
   CALL db.index.vector.queryNodes('knowledge_embedding', $candidates, row.embedding) YIELD node AS n, score
   WHERE n.userId = $userId AND n.status = 'active' AND score >= $minScore
     AND ($scope IS NULL OR n.id IN $scope.ids OR any(t IN coalesce(n.tags, []) WHERE t IN $scope.tags))
-  RETURN n.id AS matchId, score
+  WITH n, score
   ORDER BY score DESC, n.id
   LIMIT $limit
+  RETURN collect({id: n.id, score: score}) AS matches
 }
-RETURN row.index AS index, matchId, score
+WITH row, matches WHERE size(matches) > 0
+RETURN collect({index: row.index, matches: matches}) AS rows
