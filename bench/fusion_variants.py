@@ -153,5 +153,8 @@ VARIANTS: dict[str, Fusion] = {
     "runaway 2, filler past 0.25 over 0.25": filler_checked(
         scaled(runaway_capped(2)), kept_linear(0.25, 0.25)
     ),
-    "now: runaway 2, filler past 0.2 over 0.3": search,
+    "runaway 2, filler past 0.2 over 0.3, top k + 10": filler_checked(
+        scaled(runaway_capped(2)), kept_linear(0.2, 0.3), 10
+    ),
+    "now: runaway 2, filler past 0.2 over 0.3, top k": search,
 }

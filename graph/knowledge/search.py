@@ -34,7 +34,7 @@ runaway top) no longer squashes the rest of that half. A note cannot buy the top
 repeating the question's words either: each repeat of a query word past its first is
 filler, and a note whose words are more filler than natural text holds
 (:data:`FILLER_ALLOWED`) loses its hybrid or keyword score in proportion (read for the top
-k and :data:`CHECKED_PAST_TOP_K` more).
+k).
 ``docs/retrieval.md`` ("Rankings no one can stuff") has the figures.
 Hits of one source collapse to its best (:data:`COLLAPSE`). A note's neighbourhood is the
 same query started from the note itself.
@@ -148,8 +148,9 @@ def keyword_params(
 #: (besides spaces), so that "lunch," and "lunch." are the word "lunch" as \w+ finds it.
 SEPARATORS = [".", ",", "?", "!", ";", ":", '"', "(", ")", "'", "-", "/", "\n", "\t", "\r"]
 #: How many hits past the top k have their repeats of the query's words counted, best first
-#: (``search_0.cypher``): a stuffed note is one that would otherwise be at the top.
-CHECKED_PAST_TOP_K = 10
+#: (``search_0.cypher``): a stuffed note is one that would otherwise be at the top, and each
+#: note read costs (about 30 us for 200 words). Ten more changed no figure of either set.
+CHECKED_PAST_TOP_K = 0
 #: The share of a note's words that may be repeats of the query's words (each occurrence of a
 #: query word past its first) before its score falls, and how much more takes it to 0. In the
 #: top 5s of the 470 oracle questions natural turns hold p50 0.04, p99 0.17 (at most 0.41);

@@ -204,26 +204,31 @@ CALL (ranking) {
   // (hybrid or keyword), as natural text does; past it the score falls linearly, to 0 at
   // $fillerAllowed + $fillerSpan (a stuffed note's vector is close to the question's too, so
   // the hybrid score goes, not the keyword half's alone). Read for the first $checked of the
-  // ranking, then all re-sorted. Only a hybrid or keyword search with words is checked.
+  // ranking; only a hybrid or keyword search with words is checked.
   WITH ranking WHERE $mode IN ['hybrid', 'fulltext'] AND size($words) > 0
-  UNWIND range(0, size(ranking) - 1) AS i
-  WITH i, ranking[i] AS h
-  OPTIONAL MATCH (n:Knowledge)
-  WHERE i < $checked AND n.userId = $userId AND n.id = h.id
-  WITH i, h, CASE WHEN n IS NULL THEN null ELSE coalesce(n.title, '') + ' ' + n.content END AS text
-  WITH i, h, size(split(text, ' ')) AS length,
+  WITH [r IN ranking[0..$checked] | r.id] AS ids
+  MATCH (n:Knowledge)
+  WHERE n.userId = $userId AND n.id IN ids
+  WITH n.id AS id, coalesce(n.title, '') + ' ' + n.content AS text
+  WITH id, size(split(text, ' ')) AS length,
     ' ' + replace(reduce(s = toLower(text), c IN $separators | replace(s, c, ' ')), ' ', '  ') + ' ' AS spaced
-  WITH i, h, length, reduce(e = 0, w IN CASE WHEN spaced IS NULL THEN [] ELSE $words END |
+  WITH id, length, reduce(e = 0, w IN $words |
     e + CASE WHEN size(split(spaced, ' ' + w + ' ')) > 2 THEN size(split(spaced, ' ' + w + ' ')) - 2 ELSE 0 END) AS excess
-  WITH i, h, CASE WHEN excess = 0 THEN 0.0 ELSE toFloat(excess) / length END AS filler
-  WITH h {.id, .src, score: CASE WHEN filler <= $fillerAllowed THEN h.score
-    WHEN filler >= $fillerAllowed + $fillerSpan THEN 0.0
-    ELSE h.score * (1.0 - (filler - $fillerAllowed) / $fillerSpan) END} AS h, i
-  ORDER BY h.score DESC, i
-  RETURN collect(h) AS checked
+  WITH id, CASE WHEN excess = 0 THEN 0.0 ELSE toFloat(excess) / length END AS filler
+  WHERE filler > $fillerAllowed
+  RETURN collect({id: id, kept: CASE WHEN filler >= $fillerAllowed + $fillerSpan THEN 0.0
+    ELSE 1.0 - (filler - $fillerAllowed) / $fillerSpan END}) AS cuts
 }
-WITH vectorHits, textHits, matched,
-  CASE WHEN $mode IN ['hybrid', 'fulltext'] AND size($words) > 0 THEN checked ELSE ranking END AS ordered
+CALL (ranking, cuts) {
+  // Re-sorted only when a note lost score (natural text almost never does).
+  WITH ranking, cuts WHERE size(cuts) > 0
+  UNWIND range(0, size(ranking) - 1) AS i
+  WITH i, ranking[i] AS h, [c IN cuts WHERE c.id = ranking[i].id | c.kept] AS kept
+  WITH h {.id, .src, score: h.score * coalesce(kept[0], 1.0)} AS h, i
+  ORDER BY h.score DESC, i
+  RETURN collect(h) AS recut
+}
+WITH vectorHits, textHits, matched, CASE WHEN size(cuts) > 0 THEN recut ELSE ranking END AS ordered
 CALL (ordered) {
   // The best hit of each source, best first, so topK fills with distinct sources: each hit
   // carries its source (src), its sourceRef when $collapse is 'sourceRef' (collapseBy), or
