@@ -153,7 +153,7 @@ SEPARATORS = [".", ",", "?", "!", ";", ":", '"', "(", ")", "'", "-", "/", "\n", 
 CHECKED_PAST_TOP_K = 0
 #: The share of a note's words that may be repeats of the query's words (each occurrence of a
 #: query word past its first) before its score falls, and how much more takes it to 0. In the
-#: top 5s of the 470 oracle questions natural turns hold p50 0.04, p99 0.17 (at most 0.41);
+#: top hits of the 470 oracle questions natural turns hold p50 0.04, p99 0.17 (at most 0.41);
 #: the notes stuffed with a question's words 0.38-0.71 (``docs/retrieval.md``).
 FILLER_ALLOWED = 0.2
 FILLER_SPAN = 0.3
