@@ -1,0 +1,119 @@
+"""The newest value first: could the service put a knowledge update's latest session above the
+older ones without losing the rest? ``python -m bench.ku_order TAPE``.
+
+Replays the 470 questions as an agent asks on the day (``asOf`` + ``readDates`` +
+``recency`` 0.1) from a tape of ``bench.fusion_replay capture`` with the search's own
+ranking, then tries one re-ranking offline: inside the top 5, a hit moves above an older
+hit it resembles (cosine of the two notes at or above ``tau``, bge-small) whose score is at
+most ``margin`` above its own. Prints, for each (tau, margin), nDCG@5 over all questions
+and by type, and the knowledge-update ordering of ``bench/oracle_figures.py`` (the latest
+evidence session in the top 5 and above every older one). all@5 and any@5 cannot move: the
+top 5 keep their members. Figures in docs/retrieval.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import sys
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from api.dto.knowledge.search import SearchIn
+from bench import fusion_replay as replay
+from bench.date_ranking import day_end
+from bench.findings import AGENT_WAYS
+from bench.fusion_variants import VARIANTS
+from bench.longmemeval import Question, load_oracle
+from bench.retrieval_metrics import K, scores, session_of
+from graph.core.embeddings import LOCAL_MODELS, LocalEmbedder
+from graph.core.principals import Principal, Role
+from graph.core.settings import Settings
+from graph.knowledge import retrieval as retrieval_module
+from graph.knowledge import search as search_module
+
+Hit = dict[str, Any]
+GRID = [(tau, margin) for tau in (0.8, 0.7, 0.6, 0.0) for margin in (0.05, 0.1, 0.2, 0.3)]
+
+
+async def top_hits(tape: replay.Tape) -> list[tuple[Question, list[Hit]]]:
+    search_module.run_rows = tape.replay  # type: ignore[attr-defined]
+    retrieval_module.note_view = replay._viewed  # type: ignore[attr-defined]
+    service = replay.service_of(Settings(), replay.NoDatabase())
+    tape.fusion = list(VARIANTS.values())[-1]  # the search's own ranking
+    body = {
+        "mode": "hybrid",
+        "topK": K,
+        "expandConnections": False,
+        **AGENT_WAYS["asOf + readDates + recency 0.1"],
+    }
+    out = []
+    for q in load_oracle()[1]:
+        asked = {"asOf": day_end(q.asked.date()).isoformat()} if q.asked else {}
+        query = SearchIn.model_validate({"query": q.question} | body | asked).to_domain()
+        found = await service.search(Principal(replay.USERS["470"], Role.HUMAN), query)
+        out.append((q, [h["node"] | {"score": h["score"]} for h in found["hits"]]))
+    return out
+
+
+def _when(hit: Hit) -> datetime:
+    return datetime.fromisoformat(str(hit.get("validFrom") or hit["createdAt"]).replace("Z", "+00:00"))
+
+
+def newer_first(hits: list[Hit], vectors: dict[str, np.ndarray], tau: float, margin: float) -> list[Hit]:
+    out: list[Hit] = []
+    for hit in hits:
+        place = len(out)
+        for i, other in enumerate(out):
+            close = hit["score"] >= other["score"] * (1 - margin)
+            if (
+                close
+                and _when(hit) > _when(other)
+                and float(vectors[hit["id"]] @ vectors[other["id"]]) >= tau
+            ):
+                place = i
+                break
+        out.insert(place, hit)
+    return out
+
+
+def ordered(q: Question, ranking: list[str]) -> bool:
+    dates = dict(q.dates)
+    latest = max(dates, key=lambda s: dates[s])
+    top = ranking[:K]
+    return latest in top and all(top.index(s) > top.index(latest) for s in dates if s != latest and s in top)
+
+
+def report(answers: list[tuple[Question, list[Hit]]], vectors: dict[str, np.ndarray]) -> None:
+    for tau, margin in [(None, None), *GRID]:
+        rows: dict[str, list[float]] = defaultdict(list)
+        ku = []
+        for q, hits in answers:
+            moved = hits if tau is None else newer_first(hits, vectors, tau, margin)
+            ranking = [session_of(h["id"]) for h in moved]
+            ndcg = scores(ranking, q.supporting)["ndcg"]
+            rows["all"].append(ndcg)
+            rows[q.type].append(ndcg)
+            if q.type == "knowledge-update":
+                ku.append(ordered(q, ranking))
+        by_type = "  ".join(f"{t[:12]} {np.mean(v):.3f}" for t, v in sorted(rows.items()) if t != "all")
+        figures = f"nDCG@5 {np.mean(rows['all']):.3f}  KU ordered {np.mean(ku):.3f}"
+        print(f"tau {tau} margin {margin}: {figures}  {by_type}")
+
+
+def main() -> None:
+    tape = replay.Tape()
+    tape.rows, tape.nodes, tape.counts = pickle.loads(Path(sys.argv[1]).read_bytes())  # noqa: S301 (our own file)
+    answers = asyncio.run(top_hits(tape))
+    notes = {h["id"]: f"{h['title']}\n{h['content']}" for _, hits in answers for h in hits}
+    ids = sorted(notes)
+    embedded = LocalEmbedder(LOCAL_MODELS["bge-small-en-v1.5"]).embed_sync([notes[i] for i in ids])
+    report(answers, dict(zip(ids, np.array(embedded), strict=True)))
+
+
+if __name__ == "__main__":
+    main()
