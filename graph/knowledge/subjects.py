@@ -8,20 +8,27 @@ true; "Dana's standup is at 9:30 every weekday." and "Dana moved her daily stand
 10:15." share fewer words and the second replaces the first. :func:`relate` reads both
 notes, offline and deterministically (no model), in three parts:
 
-* **the subject**: the title and the words of the first sentence before its main verb
-  ("Replica 1 of the orders database", "Dana"), with the user ("I", "the user", "my") and
-  pronouns left out, since any note may name them. Identifiers, ordinals, names, periods
-  and places are words of the subject like any other, so "replica 1" and "replica 2",
-  "invoice 2210" and "invoice 2211", "Dana's standup" and "Marco's standup", "the Q3
-  budget" and "the Q4 budget", "the API" and "the worker" are different subjects. Two
-  notes are about one subject when one's words hold the other's (a note may say less:
-  "Dana" and "Dana's standup");
-* **the property**: the words both notes share outside their values (``standup``,
-  ``drives``, ``port``): none shared, and the two say unrelated things of one subject;
+* **the subject**: the words of the first sentence before its main verb ("Replica 1 of
+  the orders database", "Dana"), with the user ("I", "the user") and pronouns standing for
+  anyone, and the title's ids and names. Its markers (ids, numbers, ordinals, names,
+  periods) must not differ ("replica 1" and "replica 2", "invoice 2210" and "invoice 2211",
+  "Dana's standup" and "Marco's standup", "the Q3 budget" and "the Q4 budget"), nor its head
+  noun ("the billing database" and "the billing service") or a modifier the other note never
+  says ("the worker pods" and "the web pods"); its words must meet the other's, or name the
+  other's subject elsewhere ("The gym membership costs $45." and "I pay $52 a month for the
+  gym."). A value that differs and names the subject ("the 2nd floor of the office") is a
+  sibling's;
+* **the property**: the words beside the values that differ ("port" 5432, 16 GB of "RAM",
+  three "bikes") and the kinds of those values (money, a time, a year, a quantity, a
+  version, a name): other words on both sides, or other kinds, are another property;
 * **the value**: what :func:`graph.knowledge.updates.compare` reads (numbers, quantities,
-  times, dates, names, negation, a change cue on the new side). A kind of value stated on
-  one side only, beside another kind on the other only ("is at 9:30" and "lasts 15
-  minutes"), is another property of the subject, not a new value.
+  times, dates, names, negation, a change cue on the new side). No value changed: a
+  restatement, unless the new note says in words that it replaced the old ("now a sage
+  green", "stopped using Redis").
+
+Below the dedupe threshold an update needs evidence (the same words beside the values, a
+change cue, a denial), else the pair is left undecided (:func:`graph.knowledge.dedupe.undecided`)
+for a model to judge. A long text or a question is not one statement: ``UNCLEAR``.
 
 The answer is one :class:`Relation`; only an ``UPDATE`` (or ``CONFLICT``) changes what is
 current. Calibrated on the fitted half of ``bench/data/update_pairs_*.json`` and measured
