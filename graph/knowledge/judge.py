@@ -74,13 +74,15 @@ class Scanned:
     content: str
     kind: str | None
     embedding: list[float] | None
+    #: Created with dedupe off: compared with nothing (a project entry's notices are still judged).
+    uncompared: bool = False
 
     @property
     def judged(self) -> bool:
-        """Whether its pairs are looked for: an active note that is not a project entry."""
-        return (
-            self.status == KnowledgeStatus.ACTIVE.value and self.kind is None and self.embedding is not None
-        )
+        """Whether its pairs are looked for: an active note, not a project entry, created with
+        dedupe on."""
+        active = self.status == KnowledgeStatus.ACTIVE.value
+        return active and self.kind is None and self.embedding is not None and not self.uncompared
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,7 @@ async def scan(gated: Gated, limit: int, *, with_embedding: bool = True) -> list
         Scanned(
             int(r["seq"]), int(r["part"]), str(r["id"]), r["status"], r["title"] or "", r["content"] or "",
             r["kind"], list(r["embedding"]) if r["embedding"] is not None else None,
+            bool(r["uncompared"]),
         )
         for r in rows
     ]  # fmt: skip

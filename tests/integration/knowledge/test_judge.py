@@ -237,4 +237,4 @@ async def test_a_note_created_with_dedupe_off_is_compared_by_no_one(make_caller:
     assert made.status_code == 201, made.text
     started = await agent.http.post("/v1/maintenance/judge", json={"dryRun": True})
     dry = await finished(agent.http, started.json()["jobId"])
-    assert dry["status"] == "done" and dry["counts"] == {"notes": 1, "pairs": 0, "threads": 0}, dry
+    assert dry["status"] == "done" and dry["counts"] == {"notes": 2, "pairs": 0, "threads": 0}, dry

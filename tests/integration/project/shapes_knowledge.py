@@ -100,8 +100,8 @@ def vocabulary(rng: random.Random, count: int) -> list[Words]:
 
 
 #: Two codes of one chain are at cosine 0.944 or more (embedded alone, every script), two
-#: budgets of one conflict at 0.952 or more, notes of two subjects at most 0.82: the dedupe
-#: threshold (0.92) folds or links the first, never the second.
+#: budgets of one conflict at 0.90 or more (the update rule links them either way), notes of
+#: two subjects at most 0.82.
 def _code(s: Subject, w: Words, name: str, number: int) -> dict[str, object]:
     t, p = w.topics[0], w.places[0]
     return {
@@ -126,21 +126,21 @@ async def chain(world: World, s: Subject, w: Words, length: int, start: int = 0)
 
 
 async def conflicts(world: World, s: Subject, w: Words) -> list[str]:
-    """Two budgets the update rule cannot tell apart (a name and a value changed: conflictsWith),
-    a third joined by a person's edges into a cycle of conflicts."""
+    """Two budgets the update rule cannot tell apart (a vendor and an amount changed, no word
+    of a change: conflictsWith), a third joined by a person's edges into a cycle of conflicts."""
     t, p, name = w.topics[1], w.places[1], s.say()
     made: list[str] = []
-    for quarter, amount in ((3, 50), (4, 80), (1, 65)):
+    for vendor, amount in (("Acme", 50), ("Initech", 80), ("Globex", 65)):
         body = {
             "id": s.id("conflict"),
             "title": f"{t.capitalize()} budget",
             "type": "fact",
-            "content": f"The Q{quarter} {t} budget for the team of {name} at the {p} is {amount},000 "
-            f"euros, as {w.told}, with the whole group present.",
-            "dedupe": quarter != 1,
+            "content": f"The {t} budget for the team of {name} at the {p} is {amount},000 euros with "
+            f"{vendor}, as {w.told}, with the whole group present.",
+            "dedupe": vendor != "Globex",
         }
         answer = await world.send(world.agent, "POST", "/v1/knowledge", body)
-        if quarter == 4:
+        if vendor == "Initech":
             assert answer.get("conflictsWith") == made[0], ("no conflict", body, answer)
         made.append(world.note(s, "conflict", str(body["id"])))
     for a, b in ((made[1], made[2]), (made[2], made[0])):

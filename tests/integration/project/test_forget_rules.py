@@ -42,8 +42,8 @@ async def test_notes_that_supersede_one_another_are_forgotten_by_every_criterion
     for criterion in ("tags", "ids", "query"):
         word = f"vault{uuid.uuid4().hex[:6]}"
         ids = []
-        for n in range(3):  # near twins with another number: each later one supersedes the one before
-            said = f"The {word} passphrase hint {n} is number {n}."
+        for n in range(3):  # one hint, a new number each time: each later one supersedes the one before
+            said = f"The {word} passphrase hint is number {n}."
             body = {"title": f"The {word} passphrase hint", "content": said, "type": "fact", "tags": [word]}
             ids.append(await note(agent, body))
         statuses = [(await ok(await person.http.get(f"/v1/knowledge/{i}")))["status"] for i in ids]
