@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from graph.conversations.models import InsightType
 from graph.core.errors import ContextNetworkError
+from graph.core.llm import OpenAIChat
 from graph.core.openai_embedder import openai_retrying
 from graph.core.settings import Settings
 
@@ -145,30 +146,8 @@ Answer with JSON only, exactly of this shape:
 Use only message ids that appear in the conversation. Return {"insights": []} if there is nothing durable."""
 
 
-class LLMExtractor:
+class LLMExtractor(OpenAIChat):
     """Structured extraction by any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM)."""
-
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str | None,
-        api_key: str | None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        backoff_seconds: float = 0.5,
-    ) -> None:
-        self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0
-        )
-        self._model = model
-        self._max_retries = max_retries
-        self._backoff = backoff_seconds
-
-    @property
-    def name(self) -> str:
-        """``llm:<model>``."""
-        return f"llm:{self._model}"
 
     async def _ask(self, conversation: list[Any]) -> str:
         try:

@@ -42,8 +42,9 @@ class JudgeFailed(ContextNetworkError):
     code = "judge_failed"
 
 
-class ChatJudge:
-    """Labels items by any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM)."""
+class OpenAIChat:
+    """A client of any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM): its model, and
+    retries done by :func:`openai_retrying` rather than the client's own."""
 
     def __init__(
         self,
@@ -64,8 +65,13 @@ class ChatJudge:
 
     @property
     def name(self) -> str:
-        """``llm:<model>``: who the changes it decides are journaled as (with ``judge:`` before)."""
+        """``llm:<model>``: who what it decides is journaled as."""
         return f"llm:{self._model}"
+
+
+class ChatJudge(OpenAIChat):
+    """Labels items by an OpenAI-compatible chat endpoint (its changes are journaled as
+    ``judge:`` and its :attr:`name`)."""
 
     async def _ask(self, conversation: list[Any], items: int) -> str:
         try:

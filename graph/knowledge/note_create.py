@@ -262,7 +262,6 @@ class NoteCreation:
         decisions = await decide(gated, deduped, stored_texts, near, self._limits)
         merges = {i: d.twin for i, d in decisions.items() if d.twin is not None}
         changed = {i: d for i, d in decisions.items() if d.changes is not None}
-        changes_of = {i: d.changes for i, d in decisions.items() if d.changes is not None}
         updates: dict[int, tuple[str, EdgeType, str]] = {}  # index -> (note it changes, edge type, why)
         targets = {t.node_id for t in merges.values()} | {
             d.changes.node_id for d in changed.values() if d.changes
@@ -278,7 +277,11 @@ class NoteCreation:
         rows, merge_rows = [], []
         changes: list[journal.Change] = []
         kinds = {i: update_kind(d.relation is Relation.UPDATE) for i, d in changed.items()}
-        wanted = {i: NewEdge(pending[i].node_id, kind, changes_of[i].node_id) for i, kind in kinds.items()}
+        wanted = {
+            i: NewEdge(pending[i].node_id, kind, d.changes.node_id)
+            for i, kind in kinds.items()
+            if (d := changed[i]).changes is not None
+        }
         removed = await removed_links(gated, wanted) if guarded else {}
         for p in fresh:
             twin = merges.get(p.index)
