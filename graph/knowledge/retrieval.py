@@ -25,6 +25,7 @@ from graph.knowledge.models import (
     SearchMode,
     SearchQuery,
 )
+from graph.knowledge.near_ties import asks_for_time, newer_first
 from graph.knowledge.search import COLLAPSE, MAX_REACHED, SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
 from graph.knowledge.time_words import Reading
 from graph.knowledge.valid_time import millis_now
@@ -177,7 +178,15 @@ class RetrievalService:
 
     async def search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
         """Top-k notes by vector, fulltext or both (scaled scores fused), expanded along the
-        chosen edges: one query (see ``cypher/queries/knowledge/search_*.cypher``)."""
+        chosen edges: one query (see ``cypher/queries/knowledge/search_*.cypher``). When the
+        search asks for time, its near ties go newer-first (``graph.knowledge.near_ties``)."""
+        found = await self._search(principal, query)
+        if asks_for_time(query):
+            found["hits"] = newer_first(found["hits"])
+        return found
+
+    async def _search(self, principal: Principal, query: SearchQuery) -> dict[str, Any]:
+        """A search as ranked, before its near ties are told (:meth:`search`)."""
         if reads_dates(query):
             at = query.as_of if query.as_of is not None else millis_now()
             reading = reading_of(query, at)
@@ -238,7 +247,7 @@ class RetrievalService:
         vector = await self._vector(query)
 
         async def plain(asked: SearchQuery) -> dict[str, Any]:
-            return await self.search(principal, asked)
+            return await self._search(principal, asked)
 
         hits = await dated_ranking(plain, query, reading, at, vector)
         depth = query.max_depth if query.expand_connections else 0
@@ -281,7 +290,7 @@ class RetrievalService:
                 created_before=min(before, filters.created_before) if filters.created_before else before,
             ),
         )
-        found = await self.search(principal, wide)
+        found = await self._search(principal, wide)
         ids = [h["node"]["id"] for h in found["hits"]] + [r["node"]["id"] for r in found["expanded"]]
         known = await known_at(self._db, principal.user_id, ids, moment)
         wanted = set(_statuses(query))
