@@ -1,0 +1,1 @@
+"""The framework integrations (ctxnet/integrations) against the real API and the frameworks' own classes."""
