@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
@@ -24,6 +25,29 @@ from tests.integration.desk.test_desk_http import desk_of
 from tests.support.servers import ApiProcess
 
 MakeTool = Callable[..., ContextNetworkMemoryTool]
+#: docs/integrations.md's example, run by :func:`test_the_documented_example_runs`.
+CLAUDE_EXAMPLE = r"""
+from anthropic import Anthropic
+
+from ctxnet.integrations.anthropic_memory import ContextNetworkMemoryTool
+
+memory = ContextNetworkMemoryTool(session_id=None)  # CTXNET_API_URL / CTXNET_API_KEY
+
+# What the model's calls do, without a model:
+print(memory.call({"command": "create", "path": "/memories/user.md",
+                   "file_text": "Name: Sam\nDiet: vegetarian\n"}))
+print(memory.call({"command": "str_replace", "path": "/memories/user.md",
+                   "old_str": "vegetarian", "new_str": "vegan"}))
+print(memory.call({"command": "view", "path": "/memories"}))
+
+
+def chat(client: Anthropic, question: str) -> str:
+    runner = client.beta.messages.tool_runner(
+        model="claude-sonnet-4-5", max_tokens=1024, tools=[memory],
+        messages=[{"role": "user", "content": question}],
+    )
+    return runner.until_done().content[-1].text
+"""
 
 
 @pytest_asyncio.fixture
@@ -260,3 +284,17 @@ async def test_a_persons_correction_holds_and_the_desk_shows_the_model(
         assert "waits as proposal" in answer(tool, command), command
     pending = (await person.http.get("/v1/proposals", params={"status": "pending"})).json()["items"]
     assert len([p for p in pending if p["targetId"] == note["id"]]) == 4
+
+
+async def test_the_documented_example_runs(
+    make_caller: MakeCaller, api: ApiProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = await make_caller(Role.AGENT, agent_id="claude")
+    monkeypatch.setenv("CTXNET_API_URL", api.base_url)
+    monkeypatch.setenv("CTXNET_API_KEY", agent.key)
+    scope: dict[str, Any] = {"__name__": "example"}
+    await asyncio.to_thread(exec, compile(CLAUDE_EXAMPLE, "docs/integrations.md", "exec"), scope)  # noqa: S102
+    memory = scope["memory"]
+    assert files(memory) == {"/memories/user.md": "Name: Sam\nDiet: vegan\n"}
+    assert callable(scope["chat"]) and memory.to_dict() == {"type": "memory_20250818", "name": "memory"}
+    memory.close()

@@ -33,6 +33,33 @@ from tests.integration.conftest import Caller, MakeCaller
 from tests.support.servers import ApiProcess
 
 MakeStore = Callable[..., ContextNetworkStore]
+#: docs/integrations.md's example, run by :func:`test_the_documented_example_runs`.
+LANGGRAPH_EXAMPLE = r"""
+from langgraph.graph import START, StateGraph
+from typing_extensions import TypedDict
+
+from ctxnet.integrations.langgraph import ContextNetworkStore
+
+
+class State(TypedDict):
+    user: str
+    said: str
+    answer: str
+
+
+def remember(state: State, *, store) -> dict:
+    namespace = ("memories", state["user"])
+    store.put(namespace, "drink", {"text": state["said"], "kind": "preference"})
+    hits = store.search(namespace, query="what do they like to drink?", filter={"kind": "preference"})
+    return {"answer": hits[0].value["text"]}
+
+
+store = ContextNetworkStore(index={"fields": ["text"]})  # CTXNET_API_URL / CTXNET_API_KEY
+graph = StateGraph(State).add_node("remember", remember).add_edge(START, "remember").compile(store=store)
+out = graph.invoke({"user": "sam", "said": "Sam drinks green tea", "answer": ""},
+                   {"configurable": {"thread_id": "chat-1"}})
+print(out["answer"])
+"""
 
 
 @pytest_asyncio.fixture
@@ -404,3 +431,18 @@ async def test_a_graph_reads_and_writes_memory(make_caller: MakeCaller, make_sto
     ).json()
     actor = journal["items"][0]["actor"]
     assert actor["agentId"] == "graph-bot" and actor["sessionId"] == f"langgraph:{thread}"
+
+
+async def test_the_documented_example_runs(
+    make_caller: MakeCaller, api: ApiProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    person = await make_caller()
+    agent = await make_caller(Role.AGENT, agent_id="assistant", user_id=person.user_id)
+    monkeypatch.setenv("CTXNET_API_URL", api.base_url)
+    monkeypatch.setenv("CTXNET_API_KEY", agent.key)
+    scope: dict[str, Any] = {"__name__": "example"}
+    await asyncio.to_thread(exec, compile(LANGGRAPH_EXAMPLE, "docs/integrations.md", "exec"), scope)  # noqa: S102
+    assert scope["out"]["answer"] == "Sam drinks green tea"
+    await scope["store"].aclose()
+    [note] = (await person.http.get("/v1/knowledge", params={"tag": "lg:memories/sam"})).json()["items"]
+    assert note["data"]["value"] == {"text": "Sam drinks green tea", "kind": "preference"}
