@@ -8,8 +8,8 @@ every write, a person's word over an agent's, every read the caller's own).
   LlamaIndex's ``Memory`` (extra ``llamaindex``).
 * ``ctxnet.integrations.openai_agents``: ``ContextNetworkSession``, the OpenAI Agents SDK's
   ``Session`` (extra ``openai-agents``).
-* ``ctxnet.integrations.claude_memory``: a backend of the Anthropic SDK's memory tool
-  (extra ``anthropic``).
+* ``ctxnet.integrations.anthropic_memory``: ``ContextNetworkMemoryTool``, a backend of the
+  Anthropic SDK's memory tool for Claude (extra ``anthropic``).
 
 Importing this package imports no framework; each module imports only its own.
 """
