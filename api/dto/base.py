@@ -36,6 +36,9 @@ from pydantic_core import CoreSchema, core_schema
 JSON_MAX_DEPTH = 20
 #: How large it may be as UTF-8 JSON, by default.
 JSON_MAX_BYTES = 16_384
+#: The bounds of a payload kept exactly (a note's or a message's ``data``): nesting and
+#: characters of its compact JSON text (:func:`compact_json`).
+DATA_MAX_DEPTH, DATA_MAX_CHARS = 32, 65_536
 #: Integers Neo4j can store: signed 64 bits.
 JSON_MIN_INT, JSON_MAX_INT = -(2**63), 2**63 - 1
 #: The OpenAPI extension that marks a bounded free-form field (what the guard test reads).
@@ -297,6 +300,9 @@ class JsonBounds:
 
     max_depth: int = JSON_MAX_DEPTH
     max_bytes: int = JSON_MAX_BYTES
+    #: When set, the size is counted in characters of the compact JSON text instead
+    #: (:func:`compact_json`: what a payload kept exactly is stored as).
+    max_chars: int | None = None
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         """Check the bounds first, then validate as ``source``."""
@@ -307,7 +313,8 @@ class JsonBounds:
     ) -> JsonSchemaValue:
         """The inner type's schema, marked with its bounds (``x-bounded-json``)."""
         value = dict(handler(schema))
-        value[BOUNDED_JSON_MARK] = {"maxDepth": self.max_depth, "maxBytes": self.max_bytes}
+        size = {"maxChars": self.max_chars} if self.max_chars is not None else {"maxBytes": self.max_bytes}
+        value[BOUNDED_JSON_MARK] = {"maxDepth": self.max_depth, **size}
         return value
 
     def check(self, value: Any) -> Any:
@@ -336,6 +343,11 @@ class JsonBounds:
                     raise ValueError("a number that is not finite (NaN or Infinity is not JSON)")
             else:
                 raise ValueError(f"not a JSON value ({type(item).__name__})")
+        if self.max_chars is not None:
+            chars = len(compact_json(value))
+            if chars > self.max_chars:
+                raise ValueError(f"{chars} characters as compact JSON; at most {self.max_chars}")
+            return value
         size = len(json.dumps(value, ensure_ascii=False).encode())
         if size > self.max_bytes:
             raise ValueError(f"{size} bytes as JSON; at most {self.max_bytes}")
@@ -351,3 +363,20 @@ def _utf8(text: str, what: str) -> None:
 
 #: Any JSON value, bounded (see :class:`JsonBounds`): the type of every free-form field.
 BoundedJson = Annotated[Any, JsonBounds()]
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON text: no spaces, characters as they are, keys in the order
+    given (what a payload kept exactly is stored as, and measured by)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+#: A payload kept exactly as sent (a note's or a message's ``data``): any JSON value, at most
+#: :data:`DATA_MAX_DEPTH` deep and :data:`DATA_MAX_CHARS` characters as compact JSON; null
+#: (or absent) means none. Stored as its compact text, never embedded nor searched.
+Data = Annotated[Any, JsonBounds(max_depth=DATA_MAX_DEPTH, max_chars=DATA_MAX_CHARS)]
+
+
+def data_text(value: Any) -> str | None:
+    """What the domain keeps of a ``data`` field: its compact JSON text, ``None`` for none."""
+    return None if value is None else compact_json(value)

@@ -291,8 +291,13 @@ def _bounds(schema: dict[str, Any]) -> list[str]:
         parts.extend(f"names {part}" for part in _bounds(names))
     bounded = schema.get("x-bounded-json")
     if isinstance(bounded, dict):
-        size, depth = bounded["maxBytes"], bounded["maxDepth"]
-        parts.append(f"at most {size:,} bytes of JSON, nested at most {depth} deep")
+        depth = bounded["maxDepth"]
+        if "maxChars" in bounded:
+            parts.append(
+                f"at most {bounded['maxChars']:,} characters as compact JSON, nested at most {depth} deep"
+            )
+        else:
+            parts.append(f"at most {bounded['maxBytes']:,} bytes of JSON, nested at most {depth} deep")
     return parts
 
 
