@@ -8,6 +8,7 @@ the API's 422 body naming the field), and the route documents the same schema.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -16,6 +17,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
+#: What a body that is not JSON (or nests past Python's recursion limit) reads as.
+_UNREADABLE = object()
 
 
 def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
@@ -26,8 +29,22 @@ def json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
         try:
             return model.model_validate_json(raw)
         except ValidationError as exc:
-            errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
-            raise RequestValidationError(errors, body=raw) from None
+            problem = exc
+        if any(e["type"] == "json_invalid" for e in problem.errors()):
+            # pydantic's parser stops at 200 levels of nesting, with no field to name: a value
+            # nested deeper is read as other bodies are (json.loads, bounded by Python's
+            # recursion limit: a RecursionError past it) so the field's own bounds name it.
+            try:
+                value = json.loads(raw)
+            except (ValueError, RecursionError):
+                value = _UNREADABLE
+            if value is not _UNREADABLE:
+                try:
+                    return model.model_validate(value)
+                except ValidationError as exc:
+                    problem = exc
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in problem.errors(include_url=False)]
+        raise RequestValidationError(errors, body=raw) from None
 
     return parse
 

@@ -9,10 +9,12 @@ from pydantic import Field, field_validator
 from api.dto.base import (
     NOT_BLANK,
     CamelModel,
+    Data,
     DateTime,
     Id,
     OutModel,
     Vector,
+    data_text,
     non_blank,
     vector_size,
 )
@@ -66,10 +68,18 @@ class MessageIn(CamelModel):
     role: MessageRole
     content: str = Field(min_length=1, max_length=100_000)
     created_at: DateTime | None = None
+    data: Data = Field(
+        default=None,
+        description="A JSON value kept exactly as sent (any type; at most 32 deep and 65,536 characters "
+        "as compact JSON): returned as it was, never embedded or searched.",
+    )
 
     def to_domain(self) -> NewMessage:
         """The domain's view of this message."""
-        return NewMessage(role=self.role, content=self.content, id=self.id, created_at=self.created_at)
+        return NewMessage(
+            role=self.role, content=self.content, id=self.id, created_at=self.created_at,
+            data=data_text(self.data),
+        )  # fmt: skip
 
 
 class MessagesIn(CamelModel):
@@ -86,6 +96,7 @@ class MessageOut(OutModel):
     content: str
     seq: int
     created_at: str
+    data: Any = Field(default=None, description="The payload kept with the message, as it was sent.")
 
 
 class MessagePageOut(OutModel):

@@ -40,7 +40,8 @@ from ctxnet.client import AsyncClient
 
 #: Fields of a note an import sends back (the rest is the record's, or the import's).
 NOTE_FIELDS = (
-    "id", "title", "content", "type", "source", "confidence", "tags", "sourceRef", "validFrom", "validUntil"
+    "id", "title", "content", "type", "source", "confidence", "tags", "sourceRef", "validFrom", "validUntil",
+    "data",
 )  # fmt: skip
 KINDS = ("decision", "pattern", "constraint")
 

@@ -35,6 +35,8 @@ class NewMessage:
     content: str
     id: str | None = None
     created_at: datetime | None = None
+    #: A payload kept exactly: its compact JSON text (never embedded nor searched).
+    data: str | None = None
 
 
 class InsightType(StrEnum):

@@ -23,7 +23,7 @@ from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.scopes import require_unscoped
-from graph.core.values import check_id, decode_cursor, decode_seq_cursor, encode_cursor, plain
+from graph.core.values import check_id, data_view, decode_cursor, decode_seq_cursor, encode_cursor, plain
 
 MAX_MESSAGES_PER_APPEND = 1_000
 
@@ -179,7 +179,7 @@ class ThreadService:
         stored = await self._gate.write(principal.user_id, work)
         if self._gists is not None:
             self._gists.mark(principal.user_id, thread_id)
-        return [plain(r["message"]) for r in stored]
+        return [data_view(plain(r["message"])) for r in stored]
 
     async def list_messages(
         self,
@@ -200,7 +200,7 @@ class ThreadService:
             afterSeq=after_seq,
             limit=limit + 1,
         )
-        items = [plain(r["message"]) for r in rows]
+        items = [data_view(plain(r["message"])) for r in rows]
         more = len(items) > limit
         items = items[:limit]
         return items, str(items[-1]["seq"]) if more else None
@@ -223,19 +223,22 @@ async def append_messages(
     for i, (mid, message) in enumerate(zip(ids, messages, strict=True)):
         if mid in existing:
             known = existing[mid]
-            same = (known["threadId"], known["role"], known["content"]) == (
+            same = (known["threadId"], known["role"], known["content"], known.get("data")) == (
                 thread_id,
                 message.role.value,
                 message.content,
+                message.data,
             )
             if not same:
                 where = "appears earlier in this append" if known.get("here") else "already exists"
                 raise Conflict(
-                    f"message {mid!r} {where} with other thread, role or content", field=f"messages.{i}.id"
+                    f"message {mid!r} {where} with other thread, role, content or data",
+                    field=f"messages.{i}.id",
                 )
             continue
         existing[mid] = {
-            "threadId": thread_id, "role": message.role.value, "content": message.content, "here": True,
+            "threadId": thread_id, "role": message.role.value, "content": message.content,
+            "data": message.data, "here": True,
         }  # fmt: skip
         seq += 1
         rows.append(
@@ -246,6 +249,7 @@ async def append_messages(
                 "seq": seq,
                 "previousId": previous,
                 "createdAt": message.created_at.isoformat() if message.created_at else None,
+                "data": message.data,
             }
         )
         previous = mid
@@ -254,7 +258,7 @@ async def append_messages(
         await journal.record_many(gated, principal, [
             journal.Change("message.append", "Message", r["id"], None, {
                 "threadId": thread_id, "role": r["role"], "content": r["content"], "seq": r["seq"],
-            })
+            } | ({"data": r["data"]} if r["data"] is not None else {}))
             for r in rows
         ])  # fmt: skip
     return await gated.run_listed("queries/conversations/messages_by_ids", threadId=thread_id, ids=ids)

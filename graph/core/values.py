@@ -140,3 +140,13 @@ def decode_key_cursor(cursor: str) -> str:
         return key
     except (ValueError, TypeError) as exc:
         raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
+
+
+def data_view(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a note, a merge record or a message as a query projects it) with its payload
+    as the value it was sent as, in place: ``data`` is stored as compact JSON text, and read
+    back with its key order and its integers as they were; absent when it has none."""
+    text = row.pop("data", None)
+    if text is not None:
+        row["data"] = json.loads(text)
+    return row

@@ -88,6 +88,9 @@ def held_view(
         view["validUntil"] = ended_by_edge  # superseded then: ended where its superseder began
     if known.fields.get("invalidReason") is None:
         view.pop("invalidReason", None)
+    view.pop("data", None)  # the payload as held then (journaled as its compact JSON text)
+    if known.fields.get("data") is not None:
+        view["data"] = json.loads(known.fields["data"])
     if known.created_at is not None:
         view.setdefault("createdAt", iso_millis(known.created_at))
     if known.changed_at is not None:

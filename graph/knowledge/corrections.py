@@ -13,7 +13,8 @@ Under the write gate, before any non-human write is applied:
   its confidence or tags, a supersedes edge that would flip its status, the delete of
   such a note, an undo) is not applied: it is stored as a ``Proposal`` that a person
   approves or rejects (:mod:`graph.knowledge.proposals`). A note's title and content are
-  one statement: a person who wrote or corrected either holds both, and the note's status;
+  one statement: a person who wrote or corrected either holds both, the note's status and
+  its payload (``data``);
 * a write of text that is a twin of text a person took away from an agent (a note they
   deleted, title and content they corrected away) becomes a proposal too, whether it is a
   create or a PATCH of another note. Twins are found by the service's own reading of the
@@ -77,9 +78,9 @@ def person_fields(note: dict[str, Any]) -> set[str]:
 
 
 def agent_written(note: dict[str, Any]) -> set[str]:
-    """The fields of a note whose latest writer was not a person (an open valid time was
-    written by no one)."""
-    unset = {k for k in ("validFrom", "validUntil") if note.get(k) is None}
+    """The fields of a note whose latest writer was not a person (an open valid time, or no
+    payload, was written by no one)."""
+    unset = {k for k in ("validFrom", "validUntil", "data") if note.get(k) is None}
     return set(NOTE_FIELDS) - person_fields(note) - unset
 
 
@@ -116,11 +117,11 @@ async def held(
             for name in sorted(person_fields(row["note"])):
                 mine.setdefault(name, PERSON_WRITTEN)
         # A note's text is one statement: a person who wrote or corrected its title or its
-        # content vouches for both, and for its standing (an agent's supersedes edge or
-        # archive would hide what the person said).
+        # content vouches for both, for its standing (an agent's supersedes edge or archive
+        # would hide what the person said) and for the payload kept with it (``data``).
         said = [mine[name] for name in ("content", "title") if name in mine]
         if said:
-            for name in ("title", "content", "status"):
+            for name in ("title", "content", "status", "data"):
                 mine.setdefault(name, said[0])
     return {k: v for k, v in fields.items() if v}
 

@@ -93,7 +93,7 @@ class SearchMode(StrEnum):
 
 #: The fields of a note whose writer is kept, and that a correction can cover.
 NOTE_FIELDS = (
-    "title", "content", "type", "source", "confidence", "tags", "status", "validFrom", "validUntil"
+    "title", "content", "type", "source", "confidence", "tags", "status", "validFrom", "validUntil", "data"
 )  # fmt: skip
 
 
@@ -115,6 +115,8 @@ class NewNote:
     #: when neither is sent they are read from the text (:mod:`graph.knowledge.valid_time`).
     valid_from: int | None = None
     valid_until: int | None = None
+    #: A payload kept exactly: its compact JSON text (never embedded, searched nor compared).
+    data: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,8 @@ class NotePatch:
     valid_until: int | None = None
     #: Why the fact stopped being true (an invalidation says it).
     invalid_reason: str | None = None
+    #: A new payload, as compact JSON text (``data`` in ``cleared``: none any more).
+    data: str | None = None
     cleared: frozenset[str] = frozenset()
 
 

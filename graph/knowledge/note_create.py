@@ -27,11 +27,10 @@ from graph.knowledge import corrections
 from graph.knowledge.dedupe import Thresholds, decide, stored_candidates
 from graph.knowledge.edges import link
 from graph.knowledge.models import MAX_BATCH, NOTE_FIELDS, CreateResult, EdgeType, NewEdge, NewNote
-from graph.knowledge.note_states import create_payload, created_state
+from graph.knowledge.note_states import create_payload, create_row, created_state
 from graph.knowledge.search import TenantSizes
 from graph.knowledge.subjects import Relation
 from graph.knowledge.update_links import linked, removed_links, update_kind, update_rows
-from graph.knowledge.valid_time import note_validity
 from graph.knowledge.views import created_note_view, note_view
 
 
@@ -212,14 +211,15 @@ class NoteCreation:
                     f"note id {p.node_id!r} is taken outside this key's scope; use another id",
                     field=f"{field_prefix(p.index)}id",
                 )
-            if not keep_existing and (known["title"], known["content"], known["type"]) != (
+            if not keep_existing and (known["title"], known["content"], known["type"], known.get("data")) != (
                 p.note.title,
                 p.note.content,
                 p.note.type.value,
+                p.note.data,
             ):
                 merged = p.node_id not in existing
                 raise Conflict(
-                    f"note {p.node_id!r} already exists with other title, content or type"
+                    f"note {p.node_id!r} already exists with other title, content, type or data"
                     + (f" (it was folded into its twin {known['targetId']!r})" if merged else "")
                     + "; PATCH it to change it, or create the new note under another id",
                     field=f"{field_prefix(p.index)}id",
@@ -300,7 +300,7 @@ class NoteCreation:
                 why = ", ".join(sorted(decision.change.kinds)) if decision.change else "value"
                 updates[p.index] = (target, kind, why)
             if twin is None:
-                row = self._create_row(p)
+                row = create_row(p.note, p.node_id, p.embedding)
                 rows.append(row)
                 outcome[p.index] = (p.node_id, True, None)
                 continue
@@ -336,6 +336,7 @@ class NoteCreation:
                     "confidence": p.note.confidence,
                     "tags": list(p.note.tags),
                     "sourceRef": p.note.source_ref,
+                    "data": p.note.data,
                     "similarity": twin.similarity,
                     "keep": keep,
                 }
@@ -429,27 +430,6 @@ class NoteCreation:
             if not batch:
                 raise
             return rejected.proposal
-
-    @staticmethod
-    def _create_row(p: PendingNote) -> dict[str, Any]:
-        return {
-            "id": p.node_id,
-            "title": p.note.title,
-            "content": p.note.content,
-            "type": p.note.type.value,
-            "label": p.note.type.label,
-            "source": p.note.source.value,
-            "confidence": p.note.confidence,
-            "tags": list(p.note.tags),
-            "sourceRef": p.note.source_ref,
-            **note_validity(p.note.title, p.note.content, p.note.valid_from, p.note.valid_until),
-            "embedding": p.embedding,
-            # A vector the client sent is not the service's reading of the text: a person who
-            # takes this text away later has it read again (corrections.read_stored).
-            "vectorSupplied": True if p.note.embedding is not None else None,
-            # Created with dedupe off: compared with nothing, by the create or the judge.
-            "uncompared": None if p.note.dedupe else True,
-        }
 
 
 def _revives(principal: Principal, twin: dict[str, Any]) -> dict[str, Any]:

@@ -15,11 +15,14 @@ from graph.knowledge.models import (
     NewNote,
     NotePatch,
 )
+from graph.knowledge.valid_time import note_validity
 
 #: The fields a note is embedded from: correcting them away changes what the note says.
 TEXT_FIELDS = frozenset({"title", "content"})
 #: A note's valid time and why it ended: a patch may remove them (an undo of an invalidation).
 VALIDITY_FIELDS = ("validFrom", "validUntil", "invalidReason")
+#: What a patch may remove: the valid time, and the payload (``data``).
+CLEARABLE = (*VALIDITY_FIELDS, "data")
 
 
 def superseded_by_snapshot(snap: dict[str, Any]) -> list[str]:
@@ -48,6 +51,8 @@ def patch_props(patch: NotePatch) -> dict[str, Any]:
         props["tags"] = list(patch.tags)
     if patch.source_ref is not None:
         props["sourceRef"] = patch.source_ref
+    if patch.data is not None:
+        props["data"] = patch.data
     validity = {
         "validFrom": patch.valid_from,
         "validUntil": patch.valid_until,
@@ -75,7 +80,8 @@ def patch_from_props(props: dict[str, Any]) -> NotePatch:
         valid_from=props.get("validFrom"),
         valid_until=props.get("validUntil"),
         invalid_reason=props.get("invalidReason"),
-        cleared=frozenset(k for k in VALIDITY_FIELDS if k in props and props[k] is None),
+        data=props.get("data"),
+        cleared=frozenset(k for k in CLEARABLE if k in props and props[k] is None),
     )
 
 
@@ -85,7 +91,7 @@ def create_payload(note: NewNote, node_id: str) -> dict[str, Any]:
         "id": node_id, "title": note.title, "content": note.content, "type": note.type.value,
         "source": note.source.value, "confidence": note.confidence, "tags": list(note.tags),
         "dedupe": note.dedupe, "sourceRef": note.source_ref,
-        "validFrom": note.valid_from, "validUntil": note.valid_until,
+        "validFrom": note.valid_from, "validUntil": note.valid_until, "data": note.data,
     }  # fmt: skip
 
 
@@ -96,14 +102,38 @@ def note_from_payload(payload: dict[str, Any]) -> NewNote:
         type=KnowledgeType(payload["type"]), source=KnowledgeSource(payload["source"]),
         confidence=payload["confidence"], tags=tuple(payload["tags"]), dedupe=payload["dedupe"],
         source_ref=payload.get("sourceRef"), valid_from=payload.get("validFrom"),
-        valid_until=payload.get("validUntil"),
+        valid_until=payload.get("validUntil"), data=payload.get("data"),
     )  # fmt: skip
+
+
+def create_row(note: NewNote, node_id: str, embedding: list[float]) -> dict[str, Any]:
+    """A new note as ``queries/knowledge/notes_create`` writes it (its valid time read from
+    its text when none was sent; its payload, ``data``, as compact JSON text)."""
+    return {
+        "id": node_id,
+        "title": note.title,
+        "content": note.content,
+        "type": note.type.value,
+        "label": note.type.label,
+        "source": note.source.value,
+        "confidence": note.confidence,
+        "tags": list(note.tags),
+        "sourceRef": note.source_ref,
+        **note_validity(note.title, note.content, note.valid_from, note.valid_until),
+        "data": note.data,
+        "embedding": embedding,
+        # A vector the client sent is not the service's reading of the text: a person who
+        # takes this text away later has it read again (corrections.read_stored).
+        "vectorSupplied": True if note.embedding is not None else None,
+        # Created with dedupe off: compared with nothing, by the create or the judge.
+        "uncompared": None if note.dedupe else True,
+    }
 
 
 def created_state(row: dict[str, Any]) -> dict[str, Any]:
     """A new note's fields as the journal keeps them."""
     state = {k: row[k] for k in ("title", "content", "type", "source", "confidence", "tags")}
-    for name in ("sourceRef", "validFrom", "validUntil"):
+    for name in ("sourceRef", "validFrom", "validUntil", "data"):
         if row.get(name) is not None:
             state[name] = row[name]
     return state | {"status": KnowledgeStatus.ACTIVE.value}

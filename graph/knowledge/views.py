@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graph.core.values import iso_millis
+from graph.core.values import data_view, iso_millis
 from graph.knowledge.models import NOTE_FIELDS, CreateResult, EdgeType, KnowledgeStatus
 
 
@@ -41,7 +41,7 @@ def merge_view(merge: dict[str, Any]) -> dict[str, Any]:
     for key in ("requestedId", "sourceRef"):
         if merge.get(key, 0) is None:
             del merge[key]
-    return merge
+    return data_view(merge)
 
 
 def note_view(node: dict[str, Any]) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def note_view(node: dict[str, Any]) -> dict[str, Any]:
             del node[key]
     for merge in node.get("merges") or ():
         merge_view(merge)
-    return node
+    return data_view(node)
 
 
 def validity_view(node: dict[str, Any]) -> None:
@@ -158,7 +158,7 @@ def created_note_view(row: dict[str, Any], stamp: str, role: str, agent_id: str 
         "writtenBy": written_by(
             role,
             agent_id,
-            [f for f in NOTE_FIELDS if f not in ("validFrom", "validUntil") or row.get(f) is not None]
+            [f for f in NOTE_FIELDS if f not in _SET_ONLY or row.get(f) is not None]
             if role == "human"
             else [],
         ),
@@ -168,4 +168,8 @@ def created_note_view(row: dict[str, Any], stamp: str, role: str, agent_id: str 
     for key in ("validFrom", "validUntil"):
         if row.get(key) is not None:
             view[key] = iso_millis(row[key])
-    return view
+    return data_view(view | {"data": row.get("data")})
+
+
+#: Fields a create writes only when it sets them (an open valid time, no payload).
+_SET_ONLY = frozenset({"validFrom", "validUntil", "data"})

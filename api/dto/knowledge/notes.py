@@ -3,7 +3,7 @@ note keeps."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -11,11 +11,13 @@ from pydantic.alias_generators import to_camel
 from api.dto.base import (
     NOT_BLANK,
     CamelModel,
+    Data,
     Id,
     OutModel,
     Tag,
     Vector,
     absent_not_null,
+    data_text,
     non_blank,
     unique_tags,
     vector_size,
@@ -45,6 +47,13 @@ def word_limit(content: str) -> str:
     return content
 
 
+#: What the ``data`` field of a note is.
+DATA_DESCRIPTION = (
+    "A JSON value kept exactly as sent (any type; at most 32 deep and 65,536 characters as compact "
+    "JSON): returned as it was, never embedded, searched or compared."
+)
+
+
 class NoteIn(ValidityIn):
     """A note to create."""
 
@@ -70,6 +79,7 @@ class NoteIn(ValidityIn):
         description="The document, thread or session this note came from; search can keep one hit "
         "per source (collapseBy).",
     )
+    data: Data = Field(default=None, description=DATA_DESCRIPTION)
 
     @field_validator("title")
     @classmethod
@@ -101,6 +111,7 @@ class NoteIn(ValidityIn):
             source_ref=self.source_ref,
             valid_from=self.valid_millis()[0],
             valid_until=self.valid_millis()[1],
+            data=data_text(self.data),
         )
 
 
@@ -136,6 +147,7 @@ class NotePatchIn(CamelModel):
         default=None, description="When this became true; null: from when it was recorded."
     )
     valid_until: ValidUntil = Field(default=None, description="When this stopped being true; null: open.")
+    data: Data = Field(default=None, description=f"{DATA_DESCRIPTION} Replaces the payload; null: none.")
 
     @field_validator("title")
     @classmethod
@@ -176,17 +188,19 @@ class NotePatchIn(CamelModel):
             source_ref=self.source_ref,
             valid_from=millis(self.valid_from),
             valid_until=millis(self.valid_until),
+            data=data_text(self.data),
             cleared=self._cleared(),
         )
 
     def _cleared(self) -> frozenset[str]:
-        """The valid time sent as null (open again); a note valid again keeps no reason it ended."""
+        """The valid time sent as null (open again; a note valid again keeps no reason it
+        ended), and a payload sent as null (none)."""
         names = {to_camel(n) for n in _CLEARABLE & self.model_fields_set if getattr(self, n) is None}
         return frozenset(names | ({"invalidReason"} if "validUntil" in names else set()))
 
 
-#: What a patch may set to null: a note's valid time (open again).
-_CLEARABLE = frozenset({"valid_from", "valid_until"})
+#: What a patch may set to null: a note's valid time (open again), its payload (none).
+_CLEARABLE = frozenset({"valid_from", "valid_until", "data"})
 
 
 class MergeOut(OutModel):
@@ -201,6 +215,7 @@ class MergeOut(OutModel):
     similarity: float
     merged_at: str
     source_ref: str | None = None
+    data: Any = Field(default=None, description="The payload the folded create carried, as sent.")
 
 
 class WrittenByOut(OutModel):
@@ -243,6 +258,7 @@ class NoteOut(OutModel):
         default=None, description="Why it stopped being true (an invalidation)."
     )
     written_by: WrittenByOut | None = None
+    data: Any = Field(default=None, description="The payload kept with the note, as it was sent.")
 
 
 #: What a created note that updates a near-twin names (a single create and a batch item alike).

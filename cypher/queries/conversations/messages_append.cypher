@@ -1,11 +1,12 @@
 // Append messages in order: each hangs off the thread and follows the previous one
 // (NEXT), so Neo4j Browser shows the conversation as a chain; seq and the chain are
-// computed by the caller inside the same gated transaction.
+// computed by the caller inside the same gated transaction. `data` is the message's payload
+// as compact JSON text (absent: none).
 MATCH (t:Thread {userId: $userId, id: $threadId})
 UNWIND $rows AS row
 CREATE (m:Message {
   userId: $userId, id: row.id, threadId: $threadId, role: row.role, content: row.content,
-  seq: row.seq, createdAt: coalesce(datetime(row.createdAt), datetime())
+  seq: row.seq, createdAt: coalesce(datetime(row.createdAt), datetime()), data: row.data
 })
 CREATE (t)-[:HAS_MESSAGE]->(m)
 WITH t, m, row

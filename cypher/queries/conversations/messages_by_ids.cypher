@@ -2,4 +2,4 @@
 MATCH (m:Message)
 WHERE m.userId = $userId AND m.threadId = $threadId AND m.id IN $ids
 WITH m ORDER BY m.seq
-RETURN collect({message: m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis}}) AS rows
+RETURN collect({message: m {.id, .role, .content, .seq, .data, createdAt: m.createdAt.epochMillis}}) AS rows

@@ -3,4 +3,4 @@ MATCH (m:Message)
 WHERE m.userId = $userId AND m.threadId = $threadId AND m.seq > $afterSeq
 WITH m ORDER BY m.seq
 LIMIT $limit
-RETURN collect({message: m {.id, .role, .content, .seq, createdAt: m.createdAt.epochMillis}}) AS rows
+RETURN collect({message: m {.id, .role, .content, .seq, .data, createdAt: m.createdAt.epochMillis}}) AS rows

@@ -4,4 +4,4 @@
 MATCH (k:Knowledge)-[:MERGED_FROM]->(m:MergedNote)
 WHERE m.userId = $userId AND m.requestedId IN $ids AND k.userId = $userId
 RETURN m.requestedId AS requestedId, k.id AS targetId, m.title AS title, m.content AS content,
-       m.type AS type, k.tags AS tags
+       m.type AS type, m.data AS data, k.tags AS tags

@@ -9,7 +9,7 @@ CALL (n) {
      OR (m.mergedAt = datetime($afterMergedAt) AND m.id < $afterId)
   WITH m ORDER BY m.mergedAt DESC, m.id DESC LIMIT $limit
   RETURN collect(m {
-    .id, .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+    .id, .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity, .data,
     mergedAt: m.mergedAt.epochMillis, position: toString(m.mergedAt)
   }) AS merges
 }

@@ -6,7 +6,7 @@ MATCH (n:Knowledge)
 WHERE n.userId = $userId AND n.id IN $ids
 RETURN collect({node: n {
   .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-  .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+  .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason, .data,
   supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(n) | coalesce(s.validFrom, s.createdAt.epochMillis)],
   createdAt: n.createdAt.epochMillis, updatedAt: n.updatedAt.epochMillis,
   embedding: CASE WHEN $withEmbedding THEN n.embedding ELSE null END,
@@ -14,7 +14,7 @@ RETURN collect({node: n {
     MATCH (n)-[:MERGED_FROM]->(m:MergedNote)
     WITH m ORDER BY m.mergedAt DESC, m.id DESC LIMIT 3
     RETURN m {
-      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+      .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity, .data,
       mergedAt: m.mergedAt.epochMillis
     }
   }

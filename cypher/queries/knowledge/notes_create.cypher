@@ -7,11 +7,12 @@
 // `vectorSupplied` marks a vector the client sent rather than the service's own. Valid time
 // (validFrom, validUntil) is epoch milliseconds, absent when open. A note created with
 // dedupe off says so on its entry (`uncompared`): the judge does not compare it either.
+// `data` is the note's payload as compact JSON text (absent: none), stored as it came.
 UNWIND $rows AS row
 CREATE (n:Knowledge:$(row.label) {
   userId: $userId, id: row.id, title: row.title, content: row.content, type: row.type,
   source: row.source, confidence: row.confidence, tags: row.tags, sourceRef: row.sourceRef, status: 'active',
-  validFrom: row.validFrom, validUntil: row.validUntil,
+  validFrom: row.validFrom, validUntil: row.validUntil, data: row.data,
   createdAt: datetime(), updatedAt: datetime(), tenantKey: $tenantKey,
   embeddingModel: $embeddingModel, createdByRole: $role, createdByAgent: $agentId, mergeCount: 0,
   personFields: CASE WHEN $role = 'human' THEN row.mutation.written ELSE [] END,

@@ -1,11 +1,11 @@
 // Fold near-duplicate creates into existing notes, keeping each as a MergedNote record
-// (with an id, so an undo of the merge removes just that record). The note's confidence
+// (with an id, so an undo of the merge removes just that record, and the payload it carried). The note's confidence
 // and tags take the merged note's in, except those a person wrote (m.keep).
 UNWIND $merges AS m
 MATCH (k:Knowledge {userId: $userId, id: m.targetId})
 CREATE (k)-[:MERGED_FROM]->(:MergedNote {
   userId: $userId, id: m.id, requestedId: m.requestedId, title: m.title, content: m.content,
-  type: m.type, source: m.source, confidence: m.confidence, tags: m.tags, sourceRef: m.sourceRef,
+  type: m.type, source: m.source, confidence: m.confidence, tags: m.tags, sourceRef: m.sourceRef, data: m.data,
   similarity: m.similarity, mergedAt: datetime(), createdByRole: $role, createdByAgent: $agentId
 })
 SET k.confidence = CASE

@@ -331,14 +331,14 @@ CALL (level) {
     node: m,
     view: m {
       .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-      .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+      .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason, .data,
       supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(m) | coalesce(s.validFrom, s.createdAt.epochMillis)],
       createdAt: m.createdAt.epochMillis, updatedAt: m.updatedAt.epochMillis,
       merges: COLLECT {
         MATCH (m)-[:MERGED_FROM]->(mn:MergedNote)
         WITH mn ORDER BY mn.mergedAt DESC, mn.id DESC LIMIT 3
         RETURN mn {
-          .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+          .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity, .data,
           mergedAt: mn.mergedAt.epochMillis
         }
       }
@@ -363,14 +363,14 @@ RETURN
   vectorHits, textHits, matched, ranked,
   [h IN hits | h {
     .id, .title, .content, .type, .source, .confidence, .status, .tags, .mergeCount, .sourceRef,
-    .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason,
+    .createdByRole, .createdByAgent, .personFields, .validFrom, .validUntil, .invalidReason, .data,
     supersededFrom: [(s:Knowledge)-[:SUPERSEDES]->(h) | coalesce(s.validFrom, s.createdAt.epochMillis)],
     createdAt: h.createdAt.epochMillis, updatedAt: h.updatedAt.epochMillis,
     merges: COLLECT {
       MATCH (h)-[:MERGED_FROM]->(mn:MergedNote)
       WITH mn ORDER BY mn.mergedAt DESC, mn.id DESC LIMIT 3
       RETURN mn {
-        .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity,
+        .requestedId, .title, .content, .type, .source, .confidence, .sourceRef, .similarity, .data,
         mergedAt: mn.mergedAt.epochMillis
       }
     }
