@@ -99,3 +99,52 @@ def json_probe(query: str) -> str:
     are written escaped). A document that holds the query holds the stretch."""
     pieces = "".join("\0" if c in _JSON_ESCAPED else c for c in query).split("\0")
     return max(pieces, key=len)
+
+
+#: The field of a payload kept exactly (a note's or a message's ``data``): compact JSON text.
+PAYLOAD = "data"
+
+
+def payload_holds(text: Any, query: str) -> bool:
+    """Whether a payload's JSON text holds the folded ``query`` in a key or a string of the
+    value it holds (text JSON writes escaped, a quote or a backslash, is found there)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return any(query in fold(s) for s in _all_strings(json.loads(text)))
+    except ValueError:
+        return False
+
+
+def state_payload_holds(text: str | None, query: str) -> bool:
+    """Whether a stored state's JSON text holds the folded ``query`` in a payload it carries
+    (a ``data`` field at any depth): its keys and strings."""
+    if text is None or f'"{PAYLOAD}"' not in text:
+        return False
+    try:
+        return any(payload_holds(t, query) for t in _payloads(json.loads(text)))
+    except ValueError:
+        return False
+
+
+def _payloads(value: Any, key: str = "") -> Iterator[Any]:
+    if key == PAYLOAD:
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _payloads(item)
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from _payloads(item, name)
+
+
+def _all_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _all_strings(item)
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield name
+            yield from _all_strings(item)

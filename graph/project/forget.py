@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import uuid
 from typing import Any, Protocol
 
@@ -136,7 +137,11 @@ async def _step(
         await gated.run("queries/project/forget_traces", **(_NO_TRACES | {_TRACES[kind]: ids}))
     elif kind == "change":
         [row] = await gated.run(
-            "queries/project/forget_change", items=ids, forgotten=FORGOTTEN, relTypes=_REL_TYPES
+            "queries/project/forget_change",
+            items=ids,
+            forgotten=FORGOTTEN,
+            forgottenData=json.dumps(FORGOTTEN),
+            relTypes=_REL_TYPES,
         )
         return list(row["threads"])
     elif kind == "insight":

@@ -26,7 +26,17 @@ from datetime import datetime
 from typing import Any
 
 from graph.core.db import Row, listed
-from graph.core.folding import LOW_PATTERN, RARE_PATTERN, fold, holds, json_holds, json_probe
+from graph.core.folding import (
+    LOW_PATTERN,
+    PAYLOAD,
+    RARE_PATTERN,
+    fold,
+    holds,
+    json_holds,
+    json_probe,
+    payload_holds,
+    state_payload_holds,
+)
 from graph.knowledge.models import EdgeType
 
 #: Most things one transaction forgets (notes, insights, threads, pages, traces, changes).
@@ -41,7 +51,17 @@ Run = Callable[..., Awaitable[list[Row]]]
 #: The fields a user writes, by kind: what a ``query`` is matched against (a test writes
 #: through every route and fails on a stored string field that is in no list here).
 FIELDS: dict[str, list[str]] = {
-    "note": ["title", "content", "tags", "source", "sourceRef", "context", "consequences", "invalidReason"],
+    "note": [
+        "title",
+        "content",
+        "tags",
+        "source",
+        "sourceRef",
+        "context",
+        "consequences",
+        "invalidReason",
+        "data",
+    ],
     "insight": ["content"],
     "wikiPage": ["title", "summary", "decisions", "learnings", "openQuestions", "savedWith"],
     "goal": ["title", "outcome"],
@@ -50,7 +70,7 @@ FIELDS: dict[str, list[str]] = {
     "pendingAction": ["text", "resolution"],
     "preference": ["name", "value"],
     "agentDoc": ["text"],
-    "message": ["content"],
+    "message": ["content", "data"],
     "thread": ["topic"],
     "session": ["topic", "openingMessage", "summary", "topics", "keyDecisions", "endedWith"],
     "profile": ["background"],
@@ -211,7 +231,7 @@ async def plan(run: Run, match: ForgetMatch, *, together: bool = False) -> Forge
             text, trace_text = await asyncio.gather(*reads)
         else:
             text, trace_text = await reads[0], await reads[1]
-        text = [r for r in text if any(holds(value, query) for _, value in r["values"])]
+        text = [r for r in text if any(field_holds(name, value, query) for name, value in r["values"])]
     result = ForgetPlan()
     holders = {(r["kind"], r["id"]) for r in text}
     named: list[dict[str, Any]] = []
@@ -305,7 +325,7 @@ def _records_and_changes(
         if row["kind"] in RECORDS:
             result.records.setdefault(row["kind"], []).append(row["id"])
         elif row["kind"] in CHANGED:
-            held = [(name, value) for name, value in row["values"] if holds(value, query)]
+            held = [(name, value) for name, value in row["values"] if field_holds(name, value, query)]
             remove = [v for _, value in held if isinstance(value, list) for v in value if holds(v, query)]
             fields = [name for name, _ in held]
             result.changes.append({"kind": row["kind"], "id": row["id"], "fields": fields, "remove": remove})
@@ -352,7 +372,15 @@ def _traces(
 
 
 def _trace_holds(row: dict[str, Any], query: str) -> bool:
-    return any(json_holds(text, query) for text in row["json"]) or any(holds(t, query) for t in row["plain"])
+    return any(json_holds(text, query) or state_payload_holds(text, query) for text in row["json"]) or any(
+        field_holds("data", t, query) for t in row["plain"]
+    )
+
+
+def field_holds(name: str, value: Any, query: str) -> bool:
+    """Whether a field's value holds the folded ``query``: its text, or for a payload
+    (``data``) any key or string of the JSON it holds (where a quote or backslash is escaped)."""
+    return holds(value, query) or (name == PAYLOAD and payload_holds(value, query))
 
 
 def _hits(text: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

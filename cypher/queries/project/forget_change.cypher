@@ -1,5 +1,6 @@
 // Take a forget's text out of things that stay ($items: {kind, id, fields, remove}): each of
-// its fields that held the text gets $forgotten, a list loses the items in `remove` (all
+// its fields that held the text gets $forgotten (a payload, `data`: $forgottenData, the same
+// as JSON text, so it is still JSON), a list loses the items in `remove` (all
 // of them when `remove` is null: a replay, which keeps no text), an edge (id "<source>
 // <type> <target>") loses its note or source. A thread whose topic or a message of which changed
 // loses its gist vectors (graph.conversations.gists makes them again from what is left).
@@ -31,6 +32,7 @@ CALL (n, item) {
   WITH n, item, k WHERE n[k] IS NOT NULL
   SET n[k] = CASE
     WHEN item.kind = 'edge' THEN null
+    WHEN k = 'data' THEN $forgottenData
     WHEN n[k] IS :: LIST<ANY> THEN [v IN n[k] WHERE item.remove IS NOT NULL AND NOT v IN item.remove]
     ELSE $forgotten
   END

@@ -5,7 +5,8 @@
 // "<source> <type> <target>", as the journal names it), its time (what before/after
 // compare) and the fields that hold it with their values. Every criterion but the query is
 // applied in Python; this reads every node of the user that has text, so it runs only for
-// a match with a query.
+// a match with a query. A payload (`data`, compact JSON text) is looked for by $jsonProbe (the
+// query's longest stretch JSON writes unescaped), and Python decides on its keys and strings.
 CALL () {
   MATCH (n:Knowledge) WHERE n.userId = $userId
   RETURN 'note' AS kind, n.id AS id, n.createdAt AS at, n AS n
@@ -59,7 +60,8 @@ CALL () {
 WITH kind, id, at, [k IN $fields[kind] WHERE n[k] IS NOT NULL | [k, n[k]]] AS pairs
 WITH kind, id, at, [p IN pairs WHERE any(v IN CASE WHEN p[1] IS :: LIST<ANY> THEN p[1] ELSE [p[1]] END
   WHERE v IS :: STRING
-    AND (normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC) CONTAINS $query
+    AND (normalize(replace(replace(replace(toLower(normalize(v, NFKC)), 'ß', 'ss'), 'ς', 'σ'), 'ͅ', 'ι'), NFKC)
+           CONTAINS CASE WHEN p[0] = 'data' THEN $jsonProbe ELSE $query END
          OR (NOT v =~ $low AND v =~ $rare)))] AS hits
 WHERE size(hits) > 0
 RETURN collect({kind: kind, id: id, at: at, values: hits}) AS rows

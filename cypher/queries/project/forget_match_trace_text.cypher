@@ -17,7 +17,7 @@ CALL () {
   MATCH (m:Mutation {userId: $userId, id: h.heldBy})
   WHERE m.scrubbed IS NULL
   RETURN 'journalEntry' AS kind, m.id AS id, m.targetId AS targetId, m.at AS at, h AS n,
-         ['before', 'after'] AS json, ['title', 'content'] AS plain
+         ['before', 'after'] AS json, ['title', 'content', 'data'] AS plain
   UNION ALL
   MATCH (c:Correction)
   WHERE c.userId = $userId AND c.seq IS NOT NULL
