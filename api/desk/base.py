@@ -4,6 +4,7 @@ counts in the header, and errors shown as pages with the status the API would an
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -62,7 +63,14 @@ def when(value: Any) -> str:
         return text
 
 
+def pretty_json(value: Any) -> str:
+    """A payload (``data``) as a person reads it: indented JSON, characters as they are (the
+    template escapes it like any text)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
 ENV.filters["when"] = when
+ENV.filters["pretty_json"] = pretty_json
 ENV.globals["diff"] = diff
 
 
