@@ -90,7 +90,8 @@ async def seed_everything(
     }
     for note_id in (ids["note"], ids["note2"]):
         text = f"{token} {note_id} I prefer tea."
-        body = {"id": note_id, "title": f"Secret {token}", "content": text, "type": "fact", "dedupe": False}
+        body = {"id": note_id, "title": f"Secret {token}", "content": text, "type": "fact", "dedupe": False,
+                "data": {"secret": token, "of": note_id, "n": [1, 2.5, None, True]}}  # fmt: skip
         assert (await alice.http.post("/v1/knowledge", json=body)).status_code == 201
     link = {"type": "relatedTo", "targetId": ids["note2"]}
     assert (await alice.http.post(f"/v1/knowledge/{ids['note']}/connections", json=link)).status_code == 201
@@ -98,7 +99,8 @@ async def seed_everything(
         assert (
             await alice.http.post("/v1/threads", json={"id": thread_id, "topic": token})
         ).status_code == 201
-    said = {"messages": [{"role": "user", "content": f"I prefer {token} tea every morning."}]}
+    said = {"messages": [{"role": "user", "content": f"I prefer {token} tea every morning.",
+                          "data": {"said": [token, {"at": 1}]}}]}  # fmt: skip
     assert (await alice.http.post(f"/v1/threads/{ids['thread']}/messages", json=said)).status_code == 201
     ids["job"] = (await alice.http.post(f"/v1/threads/{ids['thread']}/extract")).json()["jobId"]
     for _ in range(200):

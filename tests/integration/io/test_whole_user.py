@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from api.dto.base import compact_json
 from ctxnet.client import AsyncClient, Conflict, Forbidden
 from ctxnet.io.whole import ExportFileError, export_all, restore
 from graph.core.db import Database
@@ -67,6 +68,14 @@ async def small_user(caller: Caller, word: str = "tea") -> None:
     await ok(await caller.http.post("/v1/threads/t1/messages", json=said))
 
 
+async def payloads_of(caller: Caller, thread_id: str) -> list[str]:
+    """Every payload of the caller's notes (by id) and of a thread's messages, as compact JSON."""
+    notes = (await ok(await caller.http.get("/v1/knowledge", params={"limit": 500})))["items"]
+    said = (await ok(await caller.http.get(f"/v1/threads/{thread_id}/messages")))["items"]
+    seen = [compact_json(n["data"]) for n in sorted(notes, key=lambda n: n["id"]) if "data" in n]
+    return seen + [compact_json(m["data"]) for m in said if "data" in m]
+
+
 def same_but_the_restore_entry(a: dict[str, Any], b: dict[str, Any]) -> None:
     """Two users' subgraphs are the same but for the restore's journal entry (no mixture)."""
     assert b["tenant"]["seq"] == a["tenant"]["seq"] + 1
@@ -105,7 +114,7 @@ async def test_a_whole_user_comes_back_the_same(
     alice, mallory, bob = await make_caller(), await make_caller(), await make_caller()
     theirs = f"zq{uuid.uuid4().hex[:10]}"
     await small_user(mallory, theirs)
-    await remember_everything(alice, make_caller, f"zq{uuid.uuid4().hex[:10]}")
+    ids = await remember_everything(alice, make_caller, f"zq{uuid.uuid4().hex[:10]}")
     await quiet(db, alice)  # the threads' gists are refreshed in the background: once they are
     path = tmp_path / "alice.jsonl"
     counts = json.loads(
@@ -149,6 +158,10 @@ async def test_a_whole_user_comes_back_the_same(
     assert {k for k in b["tenant"] if k.startswith("restor")} == set()
     kept = set(a["tenant"]) - {"lockedAt", "seq", "forgottenAt", "userId"}
     assert {k: b["tenant"].get(k) for k in kept} == {k: a["tenant"][k] for k in kept}
+
+    # Every payload reads back exactly as alice's does (key order and number types too).
+    payloads = await payloads_of(alice, ids["thread2"])
+    assert await payloads_of(bob, ids["thread2"]) == payloads and len(payloads) > 10, payloads
 
     # The restored user works: the journal goes on, search finds the notes.
     journal = await ok(await bob.http.get("/v1/mutations", params={"limit": 2}))

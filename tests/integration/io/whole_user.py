@@ -4,6 +4,7 @@ the user's whole subgraph as Neo4j holds it, in a form two users can be compared
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any
 
@@ -55,6 +56,12 @@ async def remember_everything(person: Caller, make_caller: MakeCaller, token: st
     await ok(await http.delete("/v1/knowledge/gone"))
     [deleted] = (await ok(await http.get("/v1/mutations", params={"targetId": "gone", "limit": 1})))["items"]
     await ok(await http.post(f"/v1/mutations/{deleted['id']}/undo"))
+    for n, value in enumerate(payloads(seed=len(token))):  # notes and messages with payloads
+        kept = {"id": f"payload-{n}", "title": f"Payload {n}", "content": f"A payload kept, number {n}.",
+                "type": "fact", "dedupe": False, "data": value}  # fmt: skip
+        await ok(await http.post("/v1/knowledge", json=kept), 201)
+        said = {"messages": [{"role": "tool", "content": f"Payload {n}.", "data": value}]}
+        await ok(await http.post(f"/v1/threads/{ids['thread2']}/messages", json=said), 201)
     pattern = {"title": "Small commits", "description": "Commit small, honest steps."}
     await ok(await http.post("/v1/patterns", json=pattern))
     # Corrections: acknowledged, and proposals approved, rejected and pending.
@@ -99,6 +106,31 @@ async def remember_everything(person: Caller, make_caller: MakeCaller, token: st
     await ok(await http.post("/v1/profile/promote", json={"insightIds": [ids["insight"]]}))
     await ok(await http.post("/v1/catch-up", json={}))
     return ids
+
+
+def payloads(seed: int, count: int = 6) -> list[Any]:
+    """Generated JSON values that are easy to get wrong: keys out of order, integers at the
+    64-bit edges, floats, any script, quotes and escapes, empty containers, nested deep."""
+    rng = random.Random(seed)
+    alphabet = ["a", "é", '"', "\\", "\n", "😀", "中", " ", "\u2028", "0"]
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+
+    def value(depth: int) -> Any:
+        kind = rng.randint(0, 7 if depth < 6 else 4)
+        scalars: list[Any] = [text(), rng.choice([2**63 - 1, -(2**63), 0, -1]), rng.uniform(-1e9, 1e9),
+                              rng.choice([True, False]), None]  # fmt: skip
+        if kind < 5:
+            return scalars[kind]
+        if kind == 5:
+            return [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        keys = [text() for _ in range(rng.randint(0, 4))]
+        return {k: value(depth + 1) for k in sorted(keys, reverse=True)}
+
+    return [{"z": 1, "a": [1.0, 1, "1"], "m": {"b": None, "a": {}}}, "just text", 2**63 - 1] + [
+        v for v in (value(0) for _ in range(count)) if v is not None
+    ]
 
 
 def _value(kind: str, value: Any, user: str) -> Any:

@@ -94,6 +94,8 @@ def full(
         if variant.get("type") != "null":
             return full(document, variant, ids, text, name)
     kind = schema.get("type")
+    if kind is None and "x-bounded-json" in schema:  # any JSON value: the text in a key and nested
+        return {f"k {text}": [f"Note on {text} for {name}.", {"deeper": f'{text} "quoted"'}], "n": 1}
     if name in NAMED:
         return [ids[NAMED[name]]] if kind == "array" else ids[NAMED[name]]
     if "enum" in schema:
