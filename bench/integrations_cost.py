@@ -95,8 +95,42 @@ def llamaindex(url: str, key: str) -> dict[str, dict[str, list[float]]]:
     return figures
 
 
+# --- OpenAI Agents SDK ------------------------------------------------------------------------
+def openai_agents(url: str, key: str) -> dict[str, dict[str, list[float]]]:
+    """The session's get_items (the last 20), add_items (one item) and pop_item (the
+    protocol has no search) beside the plain client's call a hand-written session would make:
+    one page of the thread's messages, one append, one append."""
+    from ctxnet.integrations.openai_agents import ContextNetworkSession
+
+    session = ContextNetworkSession("bench", url=url, api_key=key)
+    item = {"role": "user", "content": "Where do production deploys go?"}
+    path = "/v1/threads/bench-raw/messages"
+    with Client(url, key) as cn:
+        cn.create_thread({"id": "bench-raw", "topic": "bench"})
+        for n in range(40):
+            run(session.add_items([dict(item, content=f"item {n}")]))  # type: ignore[list-item]
+            cn.append_messages("bench-raw", [{"role": "user", "content": f"item {n}", "data": item}])
+
+        def appended(n: int) -> None:
+            cn.append_messages(
+                "bench-raw", [{"id": uuid.uuid4().hex, "role": "user", "content": "x", "data": item}]
+            )
+
+        figures = {
+            "get": turns(
+                RUNS,
+                lambda n: run(session.get_items(limit=20)),
+                lambda n: cn.request_json("GET", path, params={"limit": 100}),
+            ),
+            "put": turns(RUNS, lambda n: run(session.add_items([item])), appended),  # type: ignore[list-item]
+            "pop": turns(RUNS, lambda n: run(session.pop_item()), appended),
+        }
+    session.close()
+    return figures
+
+
 #: Each adapter's part; another engineer's adapters add theirs here.
-PARTS: dict[str, Part] = {"llamaindex": llamaindex}
+PARTS: dict[str, Part] = {"llamaindex": llamaindex, "openai-agents": openai_agents}
 
 
 async def _user(settings: Settings, user: str) -> str:
