@@ -22,32 +22,12 @@ from ctxnet.integrations.anthropic_memory import ContextNetworkMemoryTool, file_
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.desk.test_desk_http import desk_of
+from tests.support.doc_examples import example
 from tests.support.servers import ApiProcess
 
 MakeTool = Callable[..., ContextNetworkMemoryTool]
 #: docs/integrations.md's example, run by :func:`test_the_documented_example_runs`.
-CLAUDE_EXAMPLE = r"""
-from anthropic import Anthropic
-
-from ctxnet.integrations.anthropic_memory import ContextNetworkMemoryTool
-
-memory = ContextNetworkMemoryTool(session_id=None)  # CTXNET_API_URL / CTXNET_API_KEY
-
-# What the model's calls do, without a model:
-print(memory.call({"command": "create", "path": "/memories/user.md",
-                   "file_text": "Name: Sam\nDiet: vegetarian\n"}))
-print(memory.call({"command": "str_replace", "path": "/memories/user.md",
-                   "old_str": "vegetarian", "new_str": "vegan"}))
-print(memory.call({"command": "view", "path": "/memories"}))
-
-
-def chat(client: Anthropic, question: str) -> str:
-    runner = client.beta.messages.tool_runner(
-        model="claude-sonnet-4-5", max_tokens=1024, tools=[memory],
-        messages=[{"role": "user", "content": question}],
-    )
-    return runner.until_done().content[-1].text
-"""
+CLAUDE_EXAMPLE = example("integrations.md", "## Claude's memory tool")
 
 
 @pytest_asyncio.fixture

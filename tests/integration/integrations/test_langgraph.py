@@ -30,36 +30,12 @@ from typing_extensions import TypedDict
 from ctxnet.integrations.langgraph import ContextNetworkStore, ItemProposed, ItemProposedWarning, note_id
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.doc_examples import example
 from tests.support.servers import ApiProcess
 
 MakeStore = Callable[..., ContextNetworkStore]
 #: docs/integrations.md's example, run by :func:`test_the_documented_example_runs`.
-LANGGRAPH_EXAMPLE = r"""
-from langgraph.graph import START, StateGraph
-from typing_extensions import TypedDict
-
-from ctxnet.integrations.langgraph import ContextNetworkStore
-
-
-class State(TypedDict):
-    user: str
-    said: str
-    answer: str
-
-
-def remember(state: State, *, store) -> dict:
-    namespace = ("memories", state["user"])
-    store.put(namespace, "drink", {"text": state["said"], "kind": "preference"})
-    hits = store.search(namespace, query="what do they like to drink?", filter={"kind": "preference"})
-    return {"answer": hits[0].value["text"]}
-
-
-store = ContextNetworkStore(index={"fields": ["text"]})  # CTXNET_API_URL / CTXNET_API_KEY
-graph = StateGraph(State).add_node("remember", remember).add_edge(START, "remember").compile(store=store)
-out = graph.invoke({"user": "sam", "said": "Sam drinks green tea", "answer": ""},
-                   {"configurable": {"thread_id": "chat-1"}})
-print(out["answer"])
-"""
+LANGGRAPH_EXAMPLE = example("integrations.md", "## LangGraph")
 
 
 @pytest_asyncio.fixture

@@ -24,6 +24,7 @@ from ctxnet.client import Client, Forbidden, Proposed, Unauthenticated
 from ctxnet.integrations.llamaindex import ContextNetworkMemoryBlock, MessageTooLarge, offline_tokenizer
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.doc_examples import example
 from tests.support.servers import ApiProcess
 
 TOKENS = offline_tokenizer()
@@ -36,42 +37,7 @@ DEPLOY_NOTES = [
 ]
 
 #: The LlamaIndex example of docs/integrations.md (the test below runs it as the page shows it).
-LLAMAINDEX_EXAMPLE = """
-import asyncio
-
-from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.memory import Memory
-
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-
-from ctxnet.client import Client
-from ctxnet.integrations.llamaindex import ContextNetworkMemoryBlock, offline_tokenizer
-
-with Client() as cn:  # CTXNET_API_URL and CTXNET_API_KEY, as the block reads them
-    cn.create_note({"title": "Deploy region", "type": "fact",
-                    "content": "Production deploys go to the eu-west-1 region."})
-
-block = ContextNetworkMemoryBlock(token_budget=500)  # a brief on the latest messages
-queue = create_async_engine("sqlite+aiosqlite:///:memory:")  # the Memory's short-term queue
-memory = Memory.from_defaults(
-    session_id="support-chat-1", token_limit=1_000, chat_history_token_ratio=0.1, token_flush_size=50,
-    memory_blocks=[block], tokenizer_fn=offline_tokenizer(), async_engine=queue,
-)
-
-
-async def chat() -> list[ChatMessage]:
-    for n in range(8):  # older turns flush into the thread llamaindex:support-chat-1
-        await memory.aput(ChatMessage(role="user", content=f"Question {n}: where do production deploys go?"))
-        await memory.aput(ChatMessage(role="assistant", content=f"Answer {n}: checking the deploy notes."))
-    messages = await memory.aget()  # the system message carries the brief
-    await queue.dispose()
-    return messages
-
-
-messages = asyncio.run(chat())
-print(messages[0].content)  # <memory><context_network> ... eu-west-1 ...
-block.close()
-"""
+LLAMAINDEX_EXAMPLE = example("integrations.md", "## LlamaIndex")
 
 
 @pytest_asyncio.fixture

@@ -19,36 +19,11 @@ from agents.memory import Session, SessionSettings
 from ctxnet.integrations.openai_agents import ContextNetworkSession, ItemTooLarge
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
+from tests.support.doc_examples import example
 from tests.support.servers import ApiProcess
 
 #: The OpenAI Agents SDK example of docs/integrations.md (the test below runs it as shown).
-OPENAI_AGENTS_EXAMPLE = """
-import asyncio
-
-from ctxnet.integrations.openai_agents import ContextNetworkSession
-
-# CTXNET_API_URL and CTXNET_API_KEY; a session id of your own, e.g. the user's conversation.
-session = ContextNetworkSession("support-user-42", session_settings={"limit": 50})
-
-
-async def turn() -> list:
-    # What Runner.run(agent, "...", session=session) does with the session, without a model:
-    history = await session.get_items()
-    await session.add_items([
-        {"role": "user", "content": "Where do production deploys go?"},
-        {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": '{"q": "deploy"}'},
-        {"type": "function_call_output", "call_id": "c1", "output": "eu-west-1"},
-        {"role": "assistant", "content": "They go to eu-west-1."},
-    ])
-    undone = await session.pop_item()  # taken back from the session, kept in the thread
-    assert undone == {"role": "assistant", "content": "They go to eu-west-1."}
-    return history + await session.get_items()
-
-
-items = asyncio.run(turn())
-print(items[-1])  # {'type': 'function_call_output', 'call_id': 'c1', 'output': 'eu-west-1'}
-session.close()
-"""
+OPENAI_AGENTS_EXAMPLE = example("integrations.md", "## OpenAI Agents SDK")
 
 MIXED: list[dict[str, Any]] = [
     {"role": "user", "content": "Hello"},
