@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from graph.knowledge.models import SearchQuery
+from graph.knowledge.models import SearchMode, SearchQuery
 from graph.knowledge.near_ties import NEAR_TIE, asks_for_time, newer_first
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -101,8 +101,10 @@ def test_notes_without_a_time_and_negative_scores_stay_put() -> None:
     assert newer_first([]) == []
 
 
-def test_only_a_search_that_asks_for_time_gets_the_rule() -> None:
+def test_only_a_hybrid_search_that_asks_for_time_gets_the_rule() -> None:
     assert not asks_for_time(SearchQuery(query="q"))
     assert not asks_for_time(SearchQuery(query="q", as_of=1_700_000_000_000))
     assert asks_for_time(SearchQuery(query="q", recency=0.1))
     assert asks_for_time(SearchQuery(query="q", read_dates=True))
+    for mode in (SearchMode.VECTOR, SearchMode.FULLTEXT):
+        assert not asks_for_time(SearchQuery(query="q", mode=mode, recency=0.1, read_dates=True))
