@@ -12,7 +12,7 @@ of ``bench/oracle_figures.py`` (the latest evidence session in the top 5 and abo
 older one). all@5 and any@5 cannot move: the top 5 keep their members.
 
 Then every hybrid and fulltext row ``bench.findings`` measures, replayed with the service's
-rule applied to no search, to a search that asks for time (the service), and to every
+rule applied to no search, to a hybrid search that asks for time (the service), and to every
 search: all@5 / nDCG@5 of each row, and the ordering of both ways of asking the 470.
 Figures in docs/retrieval.md.
 """
@@ -51,7 +51,7 @@ GRID = [(tau, margin) for tau in (0.8, 0.7, 0.6, 0.0) for margin in (0.05, 0.1, 
 #: Which searches get their near ties told newer-first, by label.
 POLICIES: dict[str, Callable[[SearchQuery], bool]] = {
     "no search": lambda _: False,
-    "asks for time (the service)": near_ties.asks_for_time,
+    "a hybrid search asking for time (the service)": near_ties.asks_for_time,
     "every search": lambda _: True,
 }
 
@@ -168,7 +168,7 @@ def main() -> None:
     tape = replay.Tape()
     tape.rows, tape.nodes, tape.counts = pickle.loads(Path(sys.argv[1]).read_bytes())  # noqa: S301 (our own file)
     answers = asyncio.run(top_hits(tape, "no search"))
-    served = asyncio.run(top_hits(tape, "asks for time (the service)"))
+    served = asyncio.run(top_hits(tape, "a hybrid search asking for time (the service)"))
     notes = {h["id"]: f"{h['title']}\n{h['content']}" for _, hits in answers for h in hits}
     ids = sorted(notes)
     embedded = LocalEmbedder(LOCAL_MODELS["bge-small-en-v1.5"]).embed_sync([notes[i] for i in ids])
