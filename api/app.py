@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from api.deps import Services, get_principal
 from api.desk import router as desk_router
-from api.dto.errors import V1, answers
+from ctxnet.wire.errors import V1, answers
 from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from api.dto.knowledge.search import SearchIn
+from ctxnet.wire.knowledge.search import SearchIn
 from bench import fusion_variants
 from bench.findings import AGENT_WAYS, clients, figures
 from bench.longmemeval import Question, load_dataset, load_oracle

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from api.dto.knowledge.search import SearchIn
+from ctxnet.wire.knowledge.search import SearchIn
 from bench import fusion_replay as replay
 from bench.date_ranking import day_end
 from bench.findings import AGENT_WAYS, figures

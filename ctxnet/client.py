@@ -16,7 +16,7 @@
   (``http://127.0.0.1:8000``); ``key`` to ``CTXNET_API_KEY``, else the development key
   ``ctxnet serve`` keeps in ``.data/dev-api-key``. ``session_id`` is sent as
   ``X-Session-ID`` with every call, so the journal attributes writes to the session.
-* **Typed.** Bodies may be the API's request models (``api.dto.*``, e.g. ``NoteIn``) or
+* **Typed.** Bodies may be the API's request models (``ctxnet.wire.*``, e.g. ``NoteIn``) or
   plain dicts in the API's camelCase; answers are the API's response models.
 * **Errors** are exceptions carrying the API's error ``code``, ``message`` and ``field``
   (:class:`ApiError` and a subclass per status, e.g. :class:`NotFound`, :class:`InvalidInput`).
@@ -43,18 +43,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from api.dto.continuity.goals import GoalOut
-from api.dto.continuity.pending import PendingActionListOut, PendingActionOut
-from api.dto.continuity.sessions import SessionEndedOut, SessionStartedOut
-from api.dto.continuity.skills import SkillOut
-from api.dto.continuity.wakeup import BriefOut, CatchUpOut, OrientOut
-from api.dto.conversations import MessagePageOut, ThreadOut, UserContextOut
-from api.dto.core import PrincipalOut
-from api.dto.knowledge.edges import CreatedEdgeOut, EdgeBatchOut
-from api.dto.knowledge.notes import CreatedNoteOut, NoteBatchOut, NoteOut
-from api.dto.knowledge.proposals import AcknowledgementOut, CorrectionOut
-from api.dto.knowledge.search import SearchOut
-from api.dto.project import EntryOut, InstructionsOut, RecordedOut, SelfDocsOut, UnifiedSearchOut
+from ctxnet.wire.continuity.goals import GoalOut
+from ctxnet.wire.continuity.pending import PendingActionListOut, PendingActionOut
+from ctxnet.wire.continuity.sessions import SessionEndedOut, SessionStartedOut
+from ctxnet.wire.continuity.skills import SkillOut
+from ctxnet.wire.continuity.wakeup import BriefOut, CatchUpOut, OrientOut
+from ctxnet.wire.conversations import MessagePageOut, ThreadOut, UserContextOut
+from ctxnet.wire.core import PrincipalOut
+from ctxnet.wire.knowledge.edges import CreatedEdgeOut, EdgeBatchOut
+from ctxnet.wire.knowledge.notes import CreatedNoteOut, NoteBatchOut, NoteOut
+from ctxnet.wire.knowledge.proposals import AcknowledgementOut, CorrectionOut
+from ctxnet.wire.knowledge.search import SearchOut
+from ctxnet.wire.project import EntryOut, InstructionsOut, RecordedOut, SelfDocsOut, UnifiedSearchOut
 from ctxnet.transport import (
     DEFAULT_URL,
     ApiError,

@@ -6,7 +6,7 @@ HTTP. Every tool calls the API through :class:`ctxnet.client.AsyncClient` with t
 write gate, the journal and corrections apply exactly as for any other caller: the server
 holds no data and cannot reach another user's.
 
-Each tool's input schema is made from the API's own request model (``api.dto.*``): the same
+Each tool's input schema is made from the API's own request model (``ctxnet.wire.*``): the same
 fields, camelCase names, types, limits and descriptions, so a tool and its endpoint cannot
 drift apart; arguments are validated by that model before anything is sent. An error of
 the API comes back as a tool error carrying its status, code, message and field.
@@ -38,17 +38,17 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
-from api.dto.continuity.goals import GoalCloseIn, GoalIn
-from api.dto.continuity.pending import ResolutionIn
-from api.dto.continuity.sessions import SessionEndIn, SessionIn
-from api.dto.continuity.wakeup import BriefIn, CatchUpIn, OrientIn
-from api.dto.conversations import UserContextIn
-from api.dto.knowledge.edges import EdgeIn
-from api.dto.knowledge.notes import NoteIn
-from api.dto.knowledge.proposals import AcknowledgeIn
-from api.dto.knowledge.search import SearchIn
-from api.dto.knowledge.validity import InvalidateIn
-from api.dto.project import UnifiedSearchIn
+from ctxnet.wire.continuity.goals import GoalCloseIn, GoalIn
+from ctxnet.wire.continuity.pending import ResolutionIn
+from ctxnet.wire.continuity.sessions import SessionEndIn, SessionIn
+from ctxnet.wire.continuity.wakeup import BriefIn, CatchUpIn, OrientIn
+from ctxnet.wire.conversations import UserContextIn
+from ctxnet.wire.knowledge.edges import EdgeIn
+from ctxnet.wire.knowledge.notes import NoteIn
+from ctxnet.wire.knowledge.proposals import AcknowledgeIn
+from ctxnet.wire.knowledge.search import SearchIn
+from ctxnet.wire.knowledge.validity import InvalidateIn
+from ctxnet.wire.project import UnifiedSearchIn
 from ctxnet.client import ApiError, AsyncClient, Call, error_of
 
 KEYWORD = inspect.Parameter.KEYWORD_ONLY

@@ -24,7 +24,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from api.dto.knowledge.proposals import ProposalOut
+from ctxnet.wire.knowledge.proposals import ProposalOut
 
 M = TypeVar("M", bound=BaseModel)
 #: A request body: one of the API's request models, or a dict in its camelCase.

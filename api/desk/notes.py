@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from api.desk.base import CsrfField, Desk, DeskDep, DeskRoute
-from api.dto.knowledge.notes import NotePatchIn
+from ctxnet.wire.knowledge.notes import NotePatchIn
 from api.routes.corrections import undo_mutation
 from graph.core import journal
 from graph.core.errors import Conflict, InvalidInput, NotFound

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from api.deps import ConversationsDep, PrincipalDep
-from api.dto.base import Id, dump
-from api.dto.conversations import (
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.conversations import (
     ConsolidatedOut,
     InsightPageOut,
     InsightsIn,
@@ -26,8 +26,8 @@ from api.dto.conversations import (
     UserContextIn,
     UserContextOut,
 )
-from api.dto.cursors import SEQUENCE, TIMED, SequenceCursor, TimedCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.cursors import SEQUENCE, TIMED, SequenceCursor, TimedCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 from graph.conversations.models import ContextType, InsightType
 

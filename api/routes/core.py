@@ -9,9 +9,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import DateTime, Id, dump
-from api.dto.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
-from api.dto.cursors import JOURNAL, JournalCursor
+from ctxnet.wire.base import DateTime, Id, dump
+from ctxnet.wire.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
+from ctxnet.wire.cursors import JOURNAL, JournalCursor
 from api.pages import PagesDep
 from graph.core import journal
 from graph.core.errors import DatabaseUnavailable

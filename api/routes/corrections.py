@@ -9,11 +9,11 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import KnowledgeDep, PrincipalDep, Services, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.core import UndoneOut
-from api.dto.cursors import PROPOSALS, SEQUENCE, ProposalCursor, SequenceCursor
-from api.dto.errors import BODY, answers
-from api.dto.knowledge.proposals import (
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.core import UndoneOut
+from ctxnet.wire.cursors import PROPOSALS, SEQUENCE, ProposalCursor, SequenceCursor
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.knowledge.proposals import (
     AcknowledgeIn,
     CorrectionOut,
     CorrectionPageOut,

@@ -6,9 +6,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.errors import BODY, answers
-from api.dto.forget import ForgetIn, ForgetOut
+from ctxnet.wire.base import dump
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.forget import ForgetIn, ForgetOut
 
 router = APIRouter(tags=["forget"])
 

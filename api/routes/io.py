@@ -10,9 +10,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.errors import BODY, answers
-from api.dto.io import (
+from ctxnet.wire.base import dump
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.io import (
     ExportPageOut,
     RestoreBatchIn,
     RestoreBatchOut,

@@ -9,10 +9,10 @@ from fastapi.responses import JSONResponse
 
 from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
-from api.dto.base import DateTime, Id, dump
-from api.dto.cursors import EDGES, TIMED, EdgeCursor, TimedCursor
-from api.dto.errors import BODY, answers
-from api.dto.knowledge.edges import (
+from ctxnet.wire.base import DateTime, Id, dump
+from ctxnet.wire.cursors import EDGES, TIMED, EdgeCursor, TimedCursor
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.knowledge.edges import (
     CreatedEdgeOut,
     EdgeBatchIn,
     EdgeBatchOut,
@@ -20,7 +20,7 @@ from api.dto.knowledge.edges import (
     EdgeListOut,
     NeighborhoodOut,
 )
-from api.dto.knowledge.notes import (
+from ctxnet.wire.knowledge.notes import (
     CreatedNoteOut,
     MergePageOut,
     NoteBatchIn,
@@ -30,9 +30,9 @@ from api.dto.knowledge.notes import (
     NotePageOut,
     NotePatchIn,
 )
-from api.dto.knowledge.proposals import ProposedOut
-from api.dto.knowledge.search import SearchIn, SearchOut
-from api.dto.knowledge.validity import InvalidateIn
+from ctxnet.wire.knowledge.proposals import ProposedOut
+from ctxnet.wire.knowledge.search import SearchIn, SearchOut
+from ctxnet.wire.knowledge.validity import InvalidateIn
 from api.pages import PagesDep
 from api.responses import FastJSONResponse
 from graph.core.values import check_id

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.conversations import JobStarted
-from api.dto.errors import BODY, answers
-from api.dto.maintenance import MaintenanceIn
+from ctxnet.wire.base import dump
+from ctxnet.wire.conversations import JobStarted
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.maintenance import MaintenanceIn
 
 router = APIRouter(tags=["maintenance"], responses=answers(403))
 

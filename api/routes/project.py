@@ -15,11 +15,11 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.cursors import ENTRIES, EntryCursor
-from api.dto.errors import BODY, answers
-from api.dto.knowledge.proposals import ProposedOut
-from api.dto.project import (
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.cursors import ENTRIES, EntryCursor
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.knowledge.proposals import ProposedOut
+from ctxnet.wire.project import (
     AgentDocsIn,
     AgentDocsOut,
     DecisionIn,

@@ -34,9 +34,9 @@ from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from api.dto.knowledge.edges import EdgeBatchItemIn
-from api.dto.knowledge.notes import NoteIn
-from api.dto.project import DecisionIn, DescribedIn
+from ctxnet.wire.knowledge.edges import EdgeBatchItemIn
+from ctxnet.wire.knowledge.notes import NoteIn
+from ctxnet.wire.project import DecisionIn, DescribedIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory
 from ctxnet.io.pacing import Pacer, paced

@@ -25,8 +25,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
-from api.dto.continuity.sessions import SessionEndIn, SessionIn, ToolCallIn
-from api.dto.conversations import InsightRecordIn, MessageIn, ThreadIn
+from ctxnet.wire.continuity.sessions import SessionEndIn, SessionIn, ToolCallIn
+from ctxnet.wire.conversations import InsightRecordIn, MessageIn, ThreadIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from api.dto.io import RestoreRecordIn
+from ctxnet.wire.io import RestoreRecordIn
 from ctxnet.client import AsyncClient, Conflict
 from graph.core.errors import InvalidInput
 from graph.io.format import FORMAT

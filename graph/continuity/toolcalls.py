@@ -138,7 +138,7 @@ class ToolCallService:
 
 def _stored_json(value: Any, field: str) -> str:
     """``value`` as the JSON text a call keeps (UTF-8), or a 422 naming ``field``, never an
-    error of another kind: the API bounds ``arguments`` first (``api.dto.base.JsonBounds``),
+    error of another kind: the API bounds ``arguments`` first (``ctxnet.wire.base.JsonBounds``),
     and this holds for any other caller (a lone surrogate, NaN, a value too deep to encode)."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.continuity.goals import GoalAbandonIn, GoalCloseIn, GoalIn, GoalOut, GoalPageOut
-from api.dto.cursors import GOALS, GoalCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.continuity.goals import GoalAbandonIn, GoalCloseIn, GoalIn, GoalOut, GoalPageOut
+from ctxnet.wire.cursors import GOALS, GoalCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 
 router = APIRouter()

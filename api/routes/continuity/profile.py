@@ -9,10 +9,10 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.continuity.profile import ProfileIn, ProfileOut, ProfilePatchIn, PromoteIn
-from api.dto.errors import BODY, answers
-from api.dto.knowledge.proposals import ProposedOut
+from ctxnet.wire.base import dump
+from ctxnet.wire.continuity.profile import ProfileIn, ProfileOut, ProfilePatchIn, PromoteIn
+from ctxnet.wire.errors import BODY, answers
+from ctxnet.wire.knowledge.proposals import ProposedOut
 from api.routes.knowledge import proposed
 from graph.knowledge.models import Proposed
 

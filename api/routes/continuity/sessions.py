@@ -10,10 +10,10 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.continuity.bridge import AgentListOut, AgentOut, BridgeConfigOut, BridgeIn, BridgeOut
-from api.dto.continuity.pending import CarryIn, PendingActionListOut, PendingActionOut, ResolutionIn
-from api.dto.continuity.sessions import (
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.continuity.bridge import AgentListOut, AgentOut, BridgeConfigOut, BridgeIn, BridgeOut
+from ctxnet.wire.continuity.pending import CarryIn, PendingActionListOut, PendingActionOut, ResolutionIn
+from ctxnet.wire.continuity.sessions import (
     SessionEndedOut,
     SessionEndIn,
     SessionIn,
@@ -21,8 +21,8 @@ from api.dto.continuity.sessions import (
     SessionPageOut,
     SessionStartedOut,
 )
-from api.dto.cursors import PENDING, TIMED, PendingCursor, TimedCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.cursors import PENDING, TIMED, PendingCursor, TimedCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 from graph.core.values import check_id
 

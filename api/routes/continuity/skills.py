@@ -8,10 +8,10 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.continuity.skills import SkillIn, SkillOut, SkillPageOut, SkillWrittenOut
-from api.dto.cursors import SKILLS, SkillCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.continuity.skills import SkillIn, SkillOut, SkillPageOut, SkillWrittenOut
+from ctxnet.wire.cursors import SKILLS, SkillCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 
 router = APIRouter()

@@ -8,14 +8,14 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.continuity.sessions import (
+from ctxnet.wire.base import dump
+from ctxnet.wire.continuity.sessions import (
     ReplayOut,
     ToolCallsIn,
     ToolCallsOut,
 )
-from api.dto.cursors import SEQUENCE, SequenceCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.cursors import SEQUENCE, SequenceCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 from api.routes.continuity.sessions import SessionId
 

@@ -7,9 +7,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import dump
-from api.dto.continuity.wakeup import BriefIn, BriefOut, CatchUpIn, CatchUpOut, OrientIn, OrientOut
-from api.dto.errors import BODY, answers
+from ctxnet.wire.base import dump
+from ctxnet.wire.continuity.wakeup import BriefIn, BriefOut, CatchUpIn, CatchUpOut, OrientIn, OrientOut
+from ctxnet.wire.errors import BODY, answers
 
 router = APIRouter()
 

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.dto.base import Id, dump
-from api.dto.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
-from api.dto.cursors import TIMED, TimedCursor
-from api.dto.errors import BODY, answers
+from ctxnet.wire.base import Id, dump
+from ctxnet.wire.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
+from ctxnet.wire.cursors import TIMED, TimedCursor
+from ctxnet.wire.errors import BODY, answers
 from api.pages import PagesDep
 from api.routes.continuity.sessions import SessionId
 

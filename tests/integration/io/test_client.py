@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from api.dto.knowledge.notes import NoteIn
+from ctxnet.wire.knowledge.notes import NoteIn
 from ctxnet.client import AsyncClient, Client, Conflict, InvalidInput, NotFound, Proposed
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller, correct_and_propose

@@ -50,4 +50,4 @@ def test_every_operation_documents_the_errors_every_route_can_answer() -> None:
                 answer = operation["responses"].get(status, {})
                 if answer.get("content", {}).get("application/json", {}).get("schema") != error:
                     missing.append(f"{method.upper()} {path} {status}")
-    assert not missing, "undocumented error answers (use api.dto.errors.answers):\n" + "\n".join(missing)
+    assert not missing, "undocumented error answers (use ctxnet.wire.errors.answers):\n" + "\n".join(missing)

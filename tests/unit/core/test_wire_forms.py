@@ -9,10 +9,10 @@ import re
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from api.dto import cursors
-from api.dto.base import ID_PATTERN, NON_BLANK, DateTime, Id
-from api.dto.continuity.bridge import BridgeIn
-from api.dto.knowledge.search import SearchIn
+from ctxnet.wire import cursors
+from ctxnet.wire.base import ID_PATTERN, NON_BLANK, DateTime, Id
+from ctxnet.wire.continuity.bridge import BridgeIn
+from ctxnet.wire.knowledge.search import SearchIn
 from graph.core import values
 from graph.core.errors import InvalidInput
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
+from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 
 
 class PendingActionOut(OutModel):

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
-from api.dto.base import OutModel
+from ctxnet.wire.base import OutModel
 
 _ABSENT_IF_UNREACHABLE = "As in the 200 body; absent when Neo4j did not answer."
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from api.dto.base import (
+from ctxnet.wire.base import (
     NOT_BLANK,
     CamelModel,
     Data,

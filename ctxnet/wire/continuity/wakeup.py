@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, DateTime, OutModel, non_blank
+from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, OutModel, non_blank
 from graph.continuity.catchup import MAX_PER_SECTION
 from graph.core.principals import Scope
 

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel
-from api.dto.continuity import ActorOut
+from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel
+from ctxnet.wire.continuity import ActorOut
 from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
 
 

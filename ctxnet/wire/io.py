@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from api.dto.base import CamelModel, Id, JsonBounds, OutModel
+from ctxnet.wire.base import CamelModel, Id, JsonBounds, OutModel
 
 #: A node's or relationship's properties: JSON values, a temporal one an object of one key.
 Properties = Annotated[dict[str, Any], JsonBounds(max_depth=4, max_bytes=2 * 1024 * 1024)]

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
+from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 
 
 class ProposedByOut(OutModel):

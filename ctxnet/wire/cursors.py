@@ -30,10 +30,10 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from api.dto.base import ID_PATTERN
+from ctxnet.wire.base import ID_PATTERN
 from graph.core.values import MAX_SEQ, decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
 
-#: An id inside a cursor (:data:`api.dto.base.ID_PATTERN` without its anchors).
+#: An id inside a cursor (:data:`ctxnet.wire.base.ID_PATTERN` without its anchors).
 _ID = ID_PATTERN.removeprefix("^").removesuffix("$")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from api.dto.base import CamelModel
+from ctxnet.wire.base import CamelModel
 from graph.project.maintenance import MAX_OLDER_THAN_DAYS
 
 

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
-from api.dto.continuity import ActorOut
+from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
+from ctxnet.wire.continuity import ActorOut
 from graph.continuity.goals import NewGoal
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, DateTime, non_blank
+from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, non_blank
 from graph.knowledge.valid_time import millis
 
 ValidFrom = Annotated[

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, OutModel, non_blank
+from ctxnet.wire.base import NOT_BLANK, CamelModel, OutModel, non_blank
 from graph.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, SavedInsight, SessionSave
 from graph.conversations.models import InsightType
 

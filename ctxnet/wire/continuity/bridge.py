@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, Id, OutModel
-from api.dto.continuity.pending import PendingActionOut
-from api.dto.continuity.profile import PreferenceValue
+from ctxnet.wire.base import CamelModel, Id, OutModel
+from ctxnet.wire.continuity.pending import PendingActionOut
+from ctxnet.wire.continuity.profile import PreferenceValue
 
 
 class BridgeConfigOut(OutModel):

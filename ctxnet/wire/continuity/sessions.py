@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from api.dto.base import NOT_BLANK, BoundedJson, CamelModel, DateTime, Id, OutModel, non_blank
-from api.dto.continuity.bridge import BridgeOut
-from api.dto.continuity.pending import PendingActionOut
+from ctxnet.wire.base import NOT_BLANK, BoundedJson, CamelModel, DateTime, Id, OutModel, non_blank
+from ctxnet.wire.continuity.bridge import BridgeOut
+from ctxnet.wire.continuity.pending import PendingActionOut
 from graph.continuity.sessions import NewSession, SessionEnd
 from graph.continuity.toolcalls import ToolCall
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, Id, OutModel
-from api.dto.knowledge.notes import NoteOut
-from api.dto.knowledge.proposals import ProposalRefOut
-from api.dto.knowledge.validity import ValidityIn
+from ctxnet.wire.base import CamelModel, Id, OutModel
+from ctxnet.wire.knowledge.notes import NoteOut
+from ctxnet.wire.knowledge.proposals import ProposalRefOut
+from ctxnet.wire.knowledge.validity import ValidityIn
 from graph.knowledge.models import (
     EdgeType,
     KnowledgeSource,

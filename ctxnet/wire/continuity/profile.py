@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from api.dto.base import CamelModel, Id, JsonBounds, OutModel
+from ctxnet.wire.base import CamelModel, Id, JsonBounds, OutModel
 
 #: A preference's value: a JSON scalar (strings at most 2,000 characters).
 PreferenceValue = Annotated[str, StringConstraints(max_length=2_000)] | bool | int | float

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from api.dto.base import NOT_BLANK, CamelModel, Day, Id, OutModel, Tag, non_blank, unique_tags
-from api.dto.knowledge.notes import word_limit
+from ctxnet.wire.base import NOT_BLANK, CamelModel, Day, Id, OutModel, Tag, non_blank, unique_tags
+from ctxnet.wire.knowledge.notes import word_limit
 from graph.project.agent_docs import MAX_LINES
 from graph.project.models import MAX_AGENTS, MAX_CONSEQUENCES, AgentDocs, NewEntry, ProjectKind
 from graph.project.unified import Layer

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.dto.base import NOT_BLANK, CamelModel, DateTime, Id, OutModel, Tag
+from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, Id, OutModel, Tag
 from graph.project.forget import BATCH, SAMPLE, ForgetMatch
 
 #: Most ids or tags one match names.

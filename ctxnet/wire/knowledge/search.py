@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.dto.base import CamelModel, DateTime, OutModel, Vector, vector_size
-from api.dto.knowledge.edges import EdgeOut, ReachedNoteOut
-from api.dto.knowledge.notes import NoteOut
+from ctxnet.wire.base import CamelModel, DateTime, OutModel, Vector, vector_size
+from ctxnet.wire.knowledge.edges import EdgeOut, ReachedNoteOut
+from ctxnet.wire.knowledge.notes import NoteOut
 from graph.knowledge.models import (
     Direction,
     EdgeType,

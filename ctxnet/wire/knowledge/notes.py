@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from api.dto.base import (
+from ctxnet.wire.base import (
     NOT_BLANK,
     CamelModel,
     Data,
@@ -22,8 +22,8 @@ from api.dto.base import (
     unique_tags,
     vector_size,
 )
-from api.dto.knowledge.proposals import ProposalOut, ProposalRefOut
-from api.dto.knowledge.validity import ValidFrom, ValidityIn, ValidUntil
+from ctxnet.wire.knowledge.proposals import ProposalOut, ProposalRefOut
+from ctxnet.wire.knowledge.validity import ValidFrom, ValidityIn, ValidUntil
 from graph.core.settings import get_settings
 from graph.knowledge.models import (
     KnowledgeSource,
