@@ -12,7 +12,6 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from api.deps import Services, get_principal
 from api.desk import router as desk_router
-from ctxnet.wire.errors import V1, answers
 from api.errors import install_error_handlers
 from api.limits import BodyLimits
 from api.logging import RequestIdMiddleware, configure_logging
@@ -29,6 +28,8 @@ from api.routes import (
     maintenance,
     project,
 )
+from ctxnet.wire import limits as wire_limits
+from ctxnet.wire.errors import V1, answers
 from graph.continuity.agents import AgentConfigError, AgentRegistry
 from graph.continuity.bridge import BridgeService
 from graph.continuity.brief import BriefService
@@ -229,6 +230,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    # The wire's validators and the document state this server's word limit and vector size.
+    wire_limits.install(lambda: core.server_limits(settings))
     app.add_middleware(
         BodyLimits,
         max_body_bytes=settings.api_max_body_bytes,

@@ -28,11 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxnet.wire.knowledge.search import SearchIn
+from api.dto.knowledge import search_query
 from bench import fusion_variants
 from bench.findings import AGENT_WAYS, clients, figures
 from bench.longmemeval import Question, load_dataset, load_oracle
 from bench.retrieval_metrics import K, session_of
+from ctxnet.wire.knowledge.search import SearchIn
 from graph.core import db as core_db
 from graph.core.embeddings import build_embedder
 from graph.core.principals import Principal, Role
@@ -184,9 +185,11 @@ async def measure(service: RetrievalService) -> dict[str, Any]:
         rankings = []
         for q in questions:
             asked = {"asOf": day_end(q.asked.date()).isoformat()} if q.asked else {}
-            query = SearchIn.model_validate(
-                {"query": q.question, "topK": K, "expandConnections": False} | asked | body
-            ).to_domain()
+            query = search_query(
+                SearchIn.model_validate(
+                    {"query": q.question, "topK": K, "expandConnections": False} | asked | body
+                )
+            )
             found = await service.search(principal, query)
             rankings.append([session_of(h["node"]["id"]) for h in found["hits"]])
         result[f"{name}: {label}"] = figures(rankings, questions, None)["all"]

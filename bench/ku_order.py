@@ -30,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ctxnet.wire.knowledge.search import SearchIn
+from api.dto.knowledge import search_query
 from bench import fusion_replay as replay
 from bench.date_ranking import day_end
 from bench.findings import AGENT_WAYS, figures
 from bench.fusion_variants import VARIANTS
 from bench.longmemeval import Question, load_oracle
 from bench.retrieval_metrics import K, scores, session_of
+from ctxnet.wire.knowledge.search import SearchIn
 from graph.core.embeddings import LOCAL_MODELS, LocalEmbedder
 from graph.core.principals import Principal, Role
 from graph.core.settings import Settings
@@ -71,9 +72,11 @@ async def answers_of(
     out = []
     for q in questions:
         asked = {"asOf": day_end(q.asked.date()).isoformat()} if q.asked else {}
-        query = SearchIn.model_validate(
-            {"query": q.question, "topK": K, "expandConnections": False} | body | asked
-        ).to_domain()
+        query = search_query(
+            SearchIn.model_validate(
+                {"query": q.question, "topK": K, "expandConnections": False} | body | asked
+            )
+        )
         found = await service.search(Principal(replay.USERS[name], Role.HUMAN), query)
         out.append([h["node"] | {"score": h["score"]} for h in found["hits"]])
     return out

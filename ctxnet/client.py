@@ -17,7 +17,11 @@
   ``ctxnet serve`` keeps in ``.data/dev-api-key``. ``session_id`` is sent as
   ``X-Session-ID`` with every call, so the journal attributes writes to the session.
 * **Typed.** Bodies may be the API's request models (``ctxnet.wire.*``, e.g. ``NoteIn``) or
-  plain dicts in the API's camelCase; answers are the API's response models.
+  plain dicts in the API's camelCase; answers are the API's response models. The limits a
+  server's settings decide (a note's words, the vector size) are the server's to check: a
+  model built here does not check them, and :meth:`Client.limits` says what they are.
+* **Light.** It loads the wire contract (``ctxnet.wire``), pydantic and httpx, nothing of the
+  server: ``pip install context-network`` is this client.
 * **Errors** are exceptions carrying the API's error ``code``, ``message`` and ``field``
   (:class:`ApiError` and a subclass per status, e.g. :class:`NotFound`, :class:`InvalidInput`).
   A write that a person's correction holds back answers 202: :class:`Proposed` carries the
@@ -43,18 +47,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ctxnet.wire.continuity.goals import GoalOut
-from ctxnet.wire.continuity.pending import PendingActionListOut, PendingActionOut
-from ctxnet.wire.continuity.sessions import SessionEndedOut, SessionStartedOut
-from ctxnet.wire.continuity.skills import SkillOut
-from ctxnet.wire.continuity.wakeup import BriefOut, CatchUpOut, OrientOut
-from ctxnet.wire.conversations import MessagePageOut, ThreadOut, UserContextOut
-from ctxnet.wire.core import PrincipalOut
-from ctxnet.wire.knowledge.edges import CreatedEdgeOut, EdgeBatchOut
-from ctxnet.wire.knowledge.notes import CreatedNoteOut, NoteBatchOut, NoteOut
-from ctxnet.wire.knowledge.proposals import AcknowledgementOut, CorrectionOut
-from ctxnet.wire.knowledge.search import SearchOut
-from ctxnet.wire.project import EntryOut, InstructionsOut, RecordedOut, SelfDocsOut, UnifiedSearchOut
 from ctxnet.transport import (
     DEFAULT_URL,
     ApiError,
@@ -81,6 +73,18 @@ from ctxnet.transport import (
     wait_before,
     with_created,
 )
+from ctxnet.wire.continuity.goals import GoalOut
+from ctxnet.wire.continuity.pending import PendingActionListOut, PendingActionOut
+from ctxnet.wire.continuity.sessions import SessionEndedOut, SessionStartedOut
+from ctxnet.wire.continuity.skills import SkillOut
+from ctxnet.wire.continuity.wakeup import BriefOut, CatchUpOut, OrientOut
+from ctxnet.wire.conversations import MessagePageOut, ThreadOut, UserContextOut
+from ctxnet.wire.core import LimitsOut, PrincipalOut
+from ctxnet.wire.knowledge.edges import CreatedEdgeOut, EdgeBatchOut
+from ctxnet.wire.knowledge.notes import CreatedNoteOut, NoteBatchOut, NoteOut
+from ctxnet.wire.knowledge.proposals import AcknowledgementOut, CorrectionOut
+from ctxnet.wire.knowledge.search import SearchOut
+from ctxnet.wire.project import EntryOut, InstructionsOut, RecordedOut, SelfDocsOut, UnifiedSearchOut
 
 #: What ``from ctxnet.client import ...`` offers: the clients, their answers' extra types,
 #: the errors, and the call's mechanics (:mod:`ctxnet.transport`).
@@ -134,6 +138,10 @@ class Client(BaseClient):
     def me(self) -> PrincipalOut:
         """Who the key is: user, role, agent, scope."""
         return self.request(Call("GET", "/v1/me"), PrincipalOut)
+
+    def limits(self) -> LimitsOut:
+        """The limits the server holds requests to (a note's words, the vector size, ...)."""
+        return self.request(Call("GET", "/v1/limits"), LimitsOut)
 
     def create_note(self, note: Body) -> CreatedNote:
         """Create a note (``created``; the same again: not; a twin: folded into it)."""
@@ -294,6 +302,10 @@ class AsyncClient(AsyncBaseClient):
     async def me(self) -> PrincipalOut:
         """Who the key is: user, role, agent, scope."""
         return await self.request(Call("GET", "/v1/me"), PrincipalOut)
+
+    async def limits(self) -> LimitsOut:
+        """The limits the server holds requests to (a note's words, the vector size, ...)."""
+        return await self.request(Call("GET", "/v1/limits"), LimitsOut)
 
     async def create_note(self, note: Body) -> CreatedNote:
         """Create a note (``created``; the same again: not; a twin: folded into it)."""

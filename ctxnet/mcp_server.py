@@ -8,7 +8,9 @@ holds no data and cannot reach another user's.
 
 Each tool's input schema is made from the API's own request model (``ctxnet.wire.*``): the same
 fields, camelCase names, types, limits and descriptions, so a tool and its endpoint cannot
-drift apart; arguments are validated by that model before anything is sent. An error of
+drift apart; arguments are validated by that model before anything is sent, against the
+limits the API answers (``GET /v1/limits``, asked once: a note's words), not this process's
+environment. It loads the wire contract and the client, nothing of the service. An error of
 the API comes back as a tool error carrying its status, code, message and field.
 
 A session started with ``session_start`` is this server's session from then on: every
@@ -24,9 +26,11 @@ title)``, never as a raw validation dump.
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import logging
 import operator
+import os
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Annotated, Any
@@ -38,20 +42,25 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
+from ctxnet.client import ApiError, AsyncClient, Call, error_of
 from ctxnet.wire.continuity.goals import GoalCloseIn, GoalIn
 from ctxnet.wire.continuity.pending import ResolutionIn
 from ctxnet.wire.continuity.sessions import SessionEndIn, SessionIn
 from ctxnet.wire.continuity.wakeup import BriefIn, CatchUpIn, OrientIn
 from ctxnet.wire.conversations import UserContextIn
+from ctxnet.wire.core import LimitsOut
 from ctxnet.wire.knowledge.edges import EdgeIn
 from ctxnet.wire.knowledge.notes import NoteIn
 from ctxnet.wire.knowledge.proposals import AcknowledgeIn
 from ctxnet.wire.knowledge.search import SearchIn
 from ctxnet.wire.knowledge.validity import InvalidateIn
+from ctxnet.wire.limits import LIMITS, ServerLimits
 from ctxnet.wire.project import UnifiedSearchIn
-from ctxnet.client import ApiError, AsyncClient, Call, error_of
 
 KEYWORD = inspect.Parameter.KEYWORD_ONLY
+#: What a start without a key says (never the development key: it is a person's, and an
+#: agent's writes must say so).
+NO_KEY = "set CTXNET_API_KEY to the agent's key (ctxnet keys create --role agent ...)"
 #: The session a tool call names (its ``sessionId``), over the server's own for that call.
 _CALL_SESSION: ContextVar[str | None] = ContextVar("call_session", default=None)
 
@@ -69,6 +78,13 @@ class ContextNetworkTools:
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
         self.session_id: str | None = None
+        self._limits: ServerLimits | None = None
+
+    async def limits(self) -> ServerLimits:
+        """The API's limits, asked once (``GET /v1/limits``): what arguments are checked against."""
+        if self._limits is None:
+            self._limits = LimitsOut.model_validate(await self.call("GET", "/v1/limits")).server()
+        return self._limits
 
     async def call(
         self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None
@@ -176,8 +192,10 @@ def add_tool(
             raise ToolError(f"422 invalid_input: {missing[0]}: Field required (field: {missing[0]})")
         sent: dict[str, Any] = {}
         if model is not None:
+            context = {LIMITS: await tools.limits()}
             try:
-                sent = model.model_validate(given).model_dump(mode="json", by_alias=True, exclude_none=True)
+                checked = model.model_validate(given, context=context)
+                sent = checked.model_dump(mode="json", by_alias=True, exclude_none=True)
             except ValidationError as exc:
                 raise invalid_input(exc) from exc
         token = _CALL_SESSION.set(str(at["sessionId"]) if at.get("sessionId") else None)
@@ -387,3 +405,22 @@ def serve(transport: str, url: str | None, key: str, host: str, port: int) -> No
         server.run("stdio")
     else:
         server.run("streamable-http", host=host, port=port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``ctxnet-mcp``: the MCP server alone, as ``ctxnet mcp`` runs it, for an install without
+    the service (``pip install 'context-network[mcp]'``)."""
+    parser = argparse.ArgumentParser(prog="ctxnet-mcp", description="Context Network to MCP clients.")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--url", default=None, help="The API (default CTXNET_API_URL, else the local one).")
+    parser.add_argument("--host", default="127.0.0.1", help="Where the http transport listens.")
+    parser.add_argument("--port", type=int, default=8765, help="The http transport's port.")
+    args = parser.parse_args(argv)
+    key = os.environ.get("CTXNET_API_KEY")
+    if not key:
+        parser.exit(2, NO_KEY + "\n")
+    serve(args.transport, args.url, key, args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

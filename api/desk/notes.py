@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from api.desk.base import CsrfField, Desk, DeskDep, DeskRoute
-from ctxnet.wire.knowledge.notes import NotePatchIn
+from api.dto.knowledge import note_patch
 from api.routes.corrections import undo_mutation
+from ctxnet.wire.knowledge.notes import NotePatchIn
 from graph.core import journal
 from graph.core.errors import Conflict, InvalidInput, NotFound
 from graph.core.values import check_id
@@ -133,7 +134,7 @@ async def edit(
     if not changed:
         return _back(desk, note_id, "unchanged")
     try:
-        patch = NotePatchIn.model_validate(changed).to_domain()
+        patch = note_patch(NotePatchIn.model_validate(changed))
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InvalidInput(

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from api.deps import ConversationsDep, PrincipalDep
+from api.dto.conversations import new_message, recorded_insight
+from api.pages import PagesDep
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.conversations import (
     ConsolidatedOut,
@@ -28,7 +30,6 @@ from ctxnet.wire.conversations import (
 )
 from ctxnet.wire.cursors import SEQUENCE, TIMED, SequenceCursor, TimedCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
 from graph.conversations.models import ContextType, InsightType
 
 router = APIRouter(tags=["conversations"], responses=answers(403))
@@ -110,7 +111,7 @@ async def append_messages(
     """Append messages in order → the messages as stored, each once. Idempotent by message
     id: an id the thread holds, or one listed earlier in the same append, is skipped when
     its role and content are the same, and a 409 (`messages.<i>.id`) when they differ."""
-    items = await conversations.threads.append(principal, id, [m.to_domain() for m in body.messages])
+    items = await conversations.threads.append(principal, id, [new_message(m) for m in body.messages])
     return JSONResponse(dump(MessagePageOut.model_validate({"items": items})), status_code=201)
 
 
@@ -182,7 +183,7 @@ async def record_insights(
     repeat with `created` false), its notes linked too. 409 for an id the user's insights,
     or another item, hold with other message, type or content, and for one insight given two
     ids."""
-    recorded = await conversations.insights.record(principal, id, [i.to_domain() for i in body.items])
+    recorded = await conversations.insights.record(principal, id, [recorded_insight(i) for i in body.items])
     items = [{**insight, "created": created} for insight, created in recorded]
     status = 201 if any(created for _, created in recorded) else 200
     return JSONResponse(dump(InsightsRecordedOut.model_validate({"items": items})), status_code=status)

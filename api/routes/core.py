@@ -1,4 +1,5 @@
-"""The service itself: liveness and readiness (no key needed), and who the caller is."""
+"""The service itself: liveness and readiness (no key needed), who the caller is, and the limits
+requests are held to."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from ctxnet.wire.base import DateTime, Id, dump
-from ctxnet.wire.core import MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
-from ctxnet.wire.cursors import JOURNAL, JournalCursor
 from api.pages import PagesDep
+from ctxnet.wire.base import DateTime, Id, dump
+from ctxnet.wire.core import LimitsOut, MutationPageOut, NotReadyOut, PrincipalOut, ReadyOut
+from ctxnet.wire.cursors import JOURNAL, JournalCursor
+from ctxnet.wire.limits import ServerLimits
 from graph.core import journal
+from graph.core.embeddings import embedder_dimension
 from graph.core.errors import DatabaseUnavailable
 from graph.core.principals import Role, Scope
 from graph.core.schema import check_schema
+from graph.core.settings import Settings
 
 #: Outside ``/v1``: load balancers and orchestrators call these without a key.
 public = APIRouter(tags=["health"])
@@ -83,6 +87,19 @@ async def me(principal: PrincipalDep) -> PrincipalOut:
         key_id=principal.key_id,
         scope=Scope.of(principal.scope),
     )
+
+
+def server_limits(settings: Settings) -> ServerLimits:
+    """The limits these settings decide: a note's words, and the vector size (the embedder's)."""
+    return ServerLimits(note_max_words=settings.note_max_words, vector_size=embedder_dimension(settings))
+
+
+@router.get("/limits", response_model=LimitsOut, response_model_by_alias=True)
+async def limits(services: ServicesDep) -> LimitsOut:
+    """The limits this server holds requests to: the words of a note and the size of a vector
+    (its settings decide them), and the contract's batch sizes and lengths. A client checks
+    against these rather than its own environment's; any key may read them."""
+    return LimitsOut.of(server_limits(services.settings))
 
 
 @router.get("/mutations", response_model=MutationPageOut, response_model_by_alias=True, tags=["journal"])

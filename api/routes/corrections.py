@@ -9,6 +9,8 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import KnowledgeDep, PrincipalDep, Services, ServicesDep
+from api.pages import PagesDep
+from api.routes.knowledge import PROPOSED, proposed
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.core import UndoneOut
 from ctxnet.wire.cursors import PROPOSALS, SEQUENCE, ProposalCursor, SequenceCursor
@@ -22,8 +24,6 @@ from ctxnet.wire.knowledge.proposals import (
     ProposalPageOut,
     ProposedOut,
 )
-from api.pages import PagesDep
-from api.routes.knowledge import PROPOSED, proposed
 from graph.continuity.profile import PROPOSAL_OPS as PROFILE_OPS
 from graph.core import journal
 from graph.core.errors import Conflict, NotFound

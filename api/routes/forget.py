@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.forget import forget_match
 from ctxnet.wire.base import dump
 from ctxnet.wire.errors import BODY, answers
 from ctxnet.wire.forget import ForgetIn, ForgetOut
@@ -24,6 +25,6 @@ async def forget(body: ForgetIn, principal: PrincipalDep, services: ServicesDep)
     what went by id and kind, never its text; a second run of the same match finishes one
     cut short. A person's action: an agent's key gets 403, as does a scoped key."""
     answer = await services.forget.forget(
-        principal, body.match.to_domain(), dry_run=body.dry_run, limit=body.limit, confirm=body.confirm
+        principal, forget_match(body.match), dry_run=body.dry_run, limit=body.limit, confirm=body.confirm
     )
     return JSONResponse(dump(ForgetOut.model_validate(answer)))

@@ -9,6 +9,9 @@ from fastapi.responses import JSONResponse
 
 from api.body import documented_body, json_body
 from api.deps import KnowledgeDep, PrincipalDep
+from api.dto.knowledge import new_edge, new_note, note_patch, search_query
+from api.pages import PagesDep
+from api.responses import FastJSONResponse
 from ctxnet.wire.base import DateTime, Id, dump
 from ctxnet.wire.cursors import EDGES, TIMED, EdgeCursor, TimedCursor
 from ctxnet.wire.errors import BODY, answers
@@ -33,8 +36,6 @@ from ctxnet.wire.knowledge.notes import (
 from ctxnet.wire.knowledge.proposals import ProposedOut
 from ctxnet.wire.knowledge.search import SearchIn, SearchOut
 from ctxnet.wire.knowledge.validity import InvalidateIn
-from api.pages import PagesDep
-from api.responses import FastJSONResponse
 from graph.core.values import check_id
 from graph.knowledge.models import (
     EdgeType,
@@ -93,7 +94,7 @@ async def create_note(body: NoteIn, principal: PrincipalDep, knowledge: Knowledg
 
     An agent's create of a twin of a note a person deleted from an agent, or a merge that
     would move fields a person corrected, is not applied: 202 with the proposal."""
-    [result] = await knowledge.notes.create(principal, [body.to_domain()], batch=False)
+    [result] = await knowledge.notes.create(principal, [new_note(body)], batch=False)
     if result.proposal is not None:
         return proposed(result.proposal)
     out = CreatedNoteOut.model_validate(
@@ -133,7 +134,7 @@ async def create_notes(
     its outcome and ids, not the note: `{id, outcome: created|existing|merged|proposed,
     mergedInto?, alreadyMerged?, supersedes?, conflictsWith?, proposal?: {id, status}}`. A
     note an agent may not write (see the single create) is `proposed`."""
-    results = await knowledge.notes.create(principal, [n.to_domain() for n in body.items], batch=True)
+    results = await knowledge.notes.create(principal, [new_note(n) for n in body.items], batch=True)
     # Outcomes and ids only: a batch folded into one note must not repeat that note (with its
     # merge records) once per item. Built in the documented shape, not re-validated.
     out = {"results": [batch_result_view(r, n.id) for r, n in zip(results, body.items, strict=True)]}
@@ -254,7 +255,7 @@ async def update_note(
 
     A person's change of fields an agent wrote is a correction (give the reason in
     `X-Change-Reason`); an agent's change of a corrected field waits as a proposal (202)."""
-    result = await knowledge.notes.update(principal, id, body.to_domain())
+    result = await knowledge.notes.update(principal, id, note_patch(body))
     if isinstance(result, Proposed):
         return proposed(result.proposal)
     return JSONResponse(dump(NoteOut.model_validate(result)))
@@ -321,7 +322,7 @@ async def connect(
     as it stands is their word on it (200, journaled). A note connected to itself is a 409
     (`targetId`)."""
     check_id(id)
-    result = await knowledge.edges.connect(principal, [body.to_domain(id)], batch=False)
+    result = await knowledge.edges.connect(principal, [new_edge(body, id)], batch=False)
     if isinstance(result, Proposed):
         return proposed(result.proposal)
     [(edge, created)] = result
@@ -407,7 +408,7 @@ async def connect_many(body: EdgeBatchIn, principal: PrincipalDep, knowledge: Kn
     a note to itself is a 409 (`items.<i>.targetId`). An item an agent may not write (see the
     single connect) is not written but proposed: its result has `created: false` and
     `proposal: {id, status}`, and the other items are written (201 if any was made)."""
-    edges = [item.to_domain(item.source_id) for item in body.items]
+    edges = [new_edge(item, item.source_id) for item in body.items]
     results = await knowledge.edges.connect_batch(principal, edges)
     out = EdgeBatchOut.model_validate(
         {
@@ -451,7 +452,7 @@ async def search(
     """Top-k notes (vector, fulltext or hybrid), expanded along typed edges to ``maxDepth``.
     An answer holds what fits `CTXNET_PAGE_BYTES` (384 KiB): the best hits, one at least,
     then the nearest notes reached and the edges among them (`truncated` if any were left out)."""
-    result = pages.trim(await knowledge.retrieval.search(principal, body.to_domain()), ("hits", "expanded"))
+    result = pages.trim(await knowledge.retrieval.search(principal, search_query(body)), ("hits", "expanded"))
     # The service already builds the documented shape (camelCase, no empty optional fields);
     # validating dozens of notes again through SearchOut cost a tenth of a search.
     return FastJSONResponse(result)

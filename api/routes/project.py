@@ -15,6 +15,10 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.project import agent_docs as docs_of
+from api.dto.project import decision_entry, described_entry
+from api.pages import Pages, PagesDep
+from api.routes.knowledge import proposed
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.cursors import ENTRIES, EntryCursor
 from ctxnet.wire.errors import BODY, answers
@@ -34,8 +38,6 @@ from ctxnet.wire.project import (
     UnifiedSearchIn,
     UnifiedSearchOut,
 )
-from api.pages import Pages, PagesDep
-from api.routes.knowledge import proposed
 from graph.core.principals import Principal
 from graph.project.context import Recorded
 from graph.project.models import ProjectKind
@@ -108,7 +110,7 @@ async def record_decision(body: DecisionIn, principal: PrincipalDep, services: S
     `CTXNET_AGENT_CONTEXT_NEEDS_APPROVAL=false`); agent-written text is marked with its author
     in instructions and notices, and its notice is an `assistant` message, not `system`."""
     recorded = await services.project.record(
-        principal, body.to_domain(), needs_approval=services.settings.agent_context_needs_approval
+        principal, decision_entry(body), needs_approval=services.settings.agent_context_needs_approval
     )
     if (held := _proposed(recorded)) is not None:
         return held
@@ -169,7 +171,7 @@ async def _record(
     principal: Principal, services: ServicesDep, body: DescribedIn, kind: ProjectKind
 ) -> JSONResponse:
     recorded = await services.project.record(
-        principal, body.to_domain(kind), needs_approval=services.settings.agent_context_needs_approval
+        principal, described_entry(body, kind), needs_approval=services.settings.agent_context_needs_approval
     )
     if (held := _proposed(recorded)) is not None:
         return held
@@ -239,7 +241,7 @@ async def put_agent_docs(
     """Replace an agent's documentation: its capabilities, its own constraints and its base
     instructions (the start of its instructions). An agent key writes only its own agent's
     docs (another id: 403 naming it); a person's key writes any."""
-    docs = await services.agent_docs.put(principal, id, body.to_domain())
+    docs = await services.agent_docs.put(principal, id, docs_of(body))
     return JSONResponse(dump(AgentDocsOut.model_validate(docs)))
 
 

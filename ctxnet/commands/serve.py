@@ -35,15 +35,14 @@ def mcp(
     """Serve Context Network to MCP clients: search, remember, connect, recall, orient,
     catch_up, brief_me, sessions, pending actions, goals, skills and corrections as tools,
     calling the API with the key in CTXNET_API_KEY (never another user's data)."""
+    from ctxnet.mcp_server import NO_KEY
     from ctxnet.mcp_server import serve as serve_mcp
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter("stdio or http", param_hint="--transport")
     key = os.environ.get("CTXNET_API_KEY")
-    if not key:  # never the development key: it is a person's, and an agent's writes must say so
-        typer.secho(
-            "set CTXNET_API_KEY to the agent's key (ctxnet keys create --role agent ...)", err=True, fg="red"
-        )
+    if not key:
+        typer.secho(NO_KEY, err=True, fg="red")
         raise typer.Exit(2)
     serve_mcp(transport, url, key, host, port)
 

@@ -34,14 +34,15 @@ from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from ctxnet.wire.knowledge.edges import EdgeBatchItemIn
-from ctxnet.wire.knowledge.notes import NoteIn
-from ctxnet.wire.project import DecisionIn, DescribedIn
 from ctxnet.client import AsyncClient, Call, NotFound, error_of
 from ctxnet.io.memory import MEMORY_KINDS, RECORD_FAULTS, Replay, check_memory
 from ctxnet.io.pacing import Pacer, paced
 from ctxnet.io.progress import Progress, Report, StateFile
 from ctxnet.io.sources import Record, read
+from ctxnet.wire.knowledge.edges import EdgeBatchItemIn
+from ctxnet.wire.knowledge.notes import NoteIn
+from ctxnet.wire.limits import LIMITS, ServerLimits
+from ctxnet.wire.project import DecisionIn, DescribedIn
 
 #: What an export writes beside a record's own fields (the import's, or derived).
 EXPORT_ONLY = frozenset(
@@ -69,10 +70,13 @@ def _problem(exc: ValidationError) -> tuple[str, str]:
     return ".".join(str(p) for p in first["loc"]) or "record", first["msg"]
 
 
-def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Record], Report]:
+def check(
+    records: list[Record], limits: ServerLimits | None = None
+) -> tuple[list[Record], list[Record], list[Record], Report]:
     """The notes (with project entries last), edges and memory records the API's models
-    accept, and the report of the rest; archived notes are listed in the report, to archive
-    once imported."""
+    accept (within the server's ``limits``, when given: a note's words), and the report of the
+    rest; archived notes are listed in the report, to archive once imported."""
+    context = {LIMITS: limits} if limits is not None else None
     report = Report()
     notes: list[Record] = []
     edges: list[Record] = []
@@ -106,7 +110,7 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
                 model = DecisionIn if record.kind == "decision" else DescribedIn
                 given = {k: v for k, v in record.data.items() if k not in EXPORT_ONLY}
                 was_archived = record.data.get("status") == "archived"
-                record.data = model.model_validate(given).model_dump(
+                record.data = model.model_validate(given, context=context).model_dump(
                     mode="json", by_alias=True, exclude_none=True
                 )
                 entries.append(record)
@@ -119,7 +123,7 @@ def check(records: list[Record]) -> tuple[list[Record], list[Record], list[Recor
                 if not record.data.get("id"):  # keyed by what it says, so a second run finds it
                     said = json.dumps([record.data.get("title"), record.data.get("content")])
                     record.data["id"] = f"note-{hashlib.sha256(said.encode()).hexdigest()[:20]}"
-                note = NoteIn.model_validate(record.data)
+                note = NoteIn.model_validate(record.data, context=context)
                 record.data = note.model_dump(mode="json", by_alias=True, exclude_none=True)
                 note_id = str(record.data.get("id", ""))
                 if note_id and note_id in seen:
@@ -167,7 +171,8 @@ async def run_import(
 ) -> Report:
     """Import ``source`` (a JSONL or CSV file, or a folder of Markdown) for the client's user."""
     records = list(read(source, max_words))
-    notes, edges, memory, report = check(records)
+    # Records past the server's word limit are rejected one by one here, not a batch at a time there.
+    notes, edges, memory, report = check(records, (await client.limits()).server())
     report.dry_run = dry_run
     known = {str(n.data["id"]) for n in notes if n.data.get("id")}
     missing = sorted({str(e.data[k]) for e in edges for k in ("sourceId", "targetId")} - known)

@@ -25,9 +25,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
+from ctxnet.client import AsyncClient, Call, NotFound, error_of
 from ctxnet.wire.continuity.sessions import SessionEndIn, SessionIn, ToolCallIn
 from ctxnet.wire.conversations import InsightRecordIn, MessageIn, ThreadIn
-from ctxnet.client import AsyncClient, Call, NotFound, error_of
 
 if TYPE_CHECKING:
     from ctxnet.io.progress import Report, StateFile

@@ -27,8 +27,8 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from ctxnet.wire.io import RestoreRecordIn
 from ctxnet.client import AsyncClient, Conflict
+from ctxnet.wire.io import RestoreRecordIn
 from graph.core.errors import InvalidInput
 from graph.io.format import FORMAT
 from graph.io.restore import checked_batch

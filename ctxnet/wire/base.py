@@ -1,9 +1,10 @@
-"""What every DTO of API v1 shares: camelCase on the wire, strict input, lenient output, and
-the value types whose rules the OpenAPI document states (:data:`Id`, :data:`BoundedJson`).
+"""What every model of API v1 shares: camelCase on the wire, strict input, lenient output,
+and the value types whose rules the OpenAPI document states (:data:`Id`, :data:`BoundedJson`).
 
-DTOs live in ``api/dto/<domain>.py`` (``api/dto/<domain>/<part>.py`` for the larger ones), as
-in ``graph/``; each has a ``to_domain()`` where the domain takes a model of its own. The
-Python client and the MCP tools read these same models, so they carry the same rules.
+The models live in ``ctxnet/wire/<domain>.py`` (``ctxnet/wire/<domain>/<part>.py`` for the
+larger ones), as in ``graph/``; the server turns a request into the domain's own model in
+``api/dto/`` (``new_note(body)``). The API, the Python client and the MCP tools read these
+same models, so they carry the same rules; the wire imports nothing of the server.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
+
+from ctxnet.wire.limits import server_limits
 
 #: How deep a free-form JSON value may nest (objects and arrays), by default.
 JSON_MAX_DEPTH = 20
@@ -269,14 +272,11 @@ def _vector(values: list[float]) -> list[float]:
 
 def vector_size(schema: dict[str, Any]) -> None:
     """``json_schema_extra`` of a vector field: it states the size the vector indexes take
-    (the embedder's, as the settings imply it), the only size the services accept."""
-    from graph.core.embeddings import embedder_dimension  # the embedder module, only when asked
-    from graph.core.settings import get_settings
-
-    size = embedder_dimension(get_settings())
+    (the server's embedder's, :mod:`ctxnet.wire.limits`), the only size the services accept."""
+    limits = server_limits()
+    if limits is not None:
+        schema.update(minItems=limits.vector_size, maxItems=limits.vector_size)
     schema.update(
-        minItems=size,
-        maxItems=size,
         items={"type": "number", "minimum": -VECTOR_MAX, "maximum": VECTOR_MAX},
         contains={"anyOf": [{"minimum": VECTOR_MIN}, {"maximum": -VECTOR_MIN}]},
     )

@@ -14,12 +14,18 @@ from ctxnet.wire.base import (
     Id,
     OutModel,
     Vector,
-    data_text,
     non_blank,
     vector_size,
 )
-from graph.conversations.models import ContextType, InsightType, NewMessage, RecordedInsight
-from graph.conversations.models import Role as MessageRole
+from ctxnet.wire.vocabulary import ContextType, InsightType
+from ctxnet.wire.vocabulary import Role as MessageRole
+
+#: Most messages one append may carry.
+MAX_MESSAGES = 1_000
+#: Most characters of a message.
+MAX_MESSAGE = 100_000
+#: Most insights one record call may carry.
+MAX_RECORDED_INSIGHTS = 500
 
 
 # --- threads and messages ------------------------------------------------------------------------
@@ -66,7 +72,7 @@ class MessageIn(CamelModel):
 
     id: Id | None = None
     role: MessageRole
-    content: str = Field(min_length=1, max_length=100_000)
+    content: str = Field(min_length=1, max_length=MAX_MESSAGE)
     created_at: DateTime | None = None
     data: Data = Field(
         default=None,
@@ -74,18 +80,11 @@ class MessageIn(CamelModel):
         "as compact JSON): returned as it was, never embedded or searched.",
     )
 
-    def to_domain(self) -> NewMessage:
-        """The domain's view of this message."""
-        return NewMessage(
-            role=self.role, content=self.content, id=self.id, created_at=self.created_at,
-            data=data_text(self.data),
-        )  # fmt: skip
-
 
 class MessagesIn(CamelModel):
     """One or more messages, appended in order."""
 
-    messages: list[MessageIn] = Field(min_length=1, max_length=1_000)
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
 
 
 class MessageOut(OutModel):
@@ -188,19 +187,11 @@ class InsightRecordIn(CamelModel):
         non_blank(value, "content")
         return value  # as given: an export read back keeps its insights' words exactly
 
-    def to_domain(self) -> RecordedInsight:
-        """The domain's view."""
-        return RecordedInsight(
-            message_id=self.message_id, type=self.type, content=self.content, confidence=self.confidence,
-            id=self.id, extractor=self.extractor, extracted_at=self.extracted_at,
-            embedding=self.embedding, knowledge_ids=tuple(self.knowledge_ids),
-        )  # fmt: skip
-
 
 class InsightsIn(CamelModel):
     """Insights to record into a thread, in one transaction."""
 
-    items: list[InsightRecordIn] = Field(min_length=1, max_length=500)
+    items: list[InsightRecordIn] = Field(min_length=1, max_length=MAX_RECORDED_INSIGHTS)
 
 
 class InsightRecordedOut(InsightOut):

@@ -1,5 +1,5 @@
-"""Response bodies of the service itself: readiness, the principal behind a key, and the
-journal of changes."""
+"""Response bodies of the service itself: readiness, the principal behind a key, the limits it
+holds requests to, and the journal of changes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
 from ctxnet.wire.base import OutModel
+from ctxnet.wire.continuity.sessions import MAX_TOOL_CALLS
+from ctxnet.wire.conversations import MAX_MESSAGE, MAX_MESSAGES, MAX_RECORDED_INSIGHTS
+from ctxnet.wire.knowledge.notes import MAX_BATCH, MAX_CONTENT, MAX_NOTE_TAGS, MAX_TITLE
+from ctxnet.wire.knowledge.search import MAX_QUERY, MAX_TOP_K
+from ctxnet.wire.limits import ServerLimits
 
 _ABSENT_IF_UNREACHABLE = "As in the 200 body; absent when Neo4j did not answer."
 
@@ -51,6 +56,47 @@ class PrincipalOut(BaseModel):
     scope: dict[str, list[str]] | None = Field(
         default=None, description="The key's entity scope ({ids, tags}): the only notes it sees. None: all."
     )
+
+
+class LimitsOut(OutModel):
+    """What this server holds requests to: the limits its settings decide, and the contract's
+    own that a client most often meets (every other is in the OpenAPI document)."""
+
+    max_note_words: int = Field(
+        description="Most words of a note's content, and of a decision, pattern or constraint "
+        "(CTXNET_NOTE_MAX_WORDS): a note is atomic."
+    )
+    vector_size: int = Field(description="The size of every vector a request carries: the embedder's.")
+    max_notes_per_batch: int = Field(description="Most notes in one POST /v1/knowledge/batch.")
+    max_edges_per_batch: int = Field(description="Most edges in one POST /v1/connections/batch.")
+    max_messages_per_append: int = Field(description="Most messages one append to a thread carries.")
+    max_insights_per_record: int = Field(description="Most insights one record call carries.")
+    max_tool_calls_per_append: int = Field(
+        description="Most tool calls one append to a session's log carries."
+    )
+    max_title_chars: int = Field(description="Most characters of a note's title.")
+    max_content_chars: int = Field(description="Most characters of a note's content.")
+    max_note_tags: int = Field(description="Most tags of a note.")
+    max_message_chars: int = Field(description="Most characters of a message.")
+    max_query_chars: int = Field(description="Most characters of a search's query.")
+    max_top_k: int = Field(description="Most hits one search asks for.")
+
+    @classmethod
+    def of(cls, server: ServerLimits) -> LimitsOut:
+        """A server's limits beside the contract's own."""
+        return cls(
+            max_note_words=server.note_max_words, vector_size=server.vector_size,
+            max_notes_per_batch=MAX_BATCH, max_edges_per_batch=MAX_BATCH,
+            max_messages_per_append=MAX_MESSAGES, max_insights_per_record=MAX_RECORDED_INSIGHTS,
+            max_tool_calls_per_append=MAX_TOOL_CALLS, max_title_chars=MAX_TITLE,
+            max_content_chars=MAX_CONTENT, max_note_tags=MAX_NOTE_TAGS, max_message_chars=MAX_MESSAGE,
+            max_query_chars=MAX_QUERY, max_top_k=MAX_TOP_K,
+        )  # fmt: skip
+
+    def server(self) -> ServerLimits:
+        """The limits a server's settings decide, as a validation's context takes them
+        (:mod:`ctxnet.wire.limits`)."""
+        return ServerLimits(note_max_words=self.max_note_words, vector_size=self.vector_size)
 
 
 class ActorOut(OutModel):

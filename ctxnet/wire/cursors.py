@@ -6,8 +6,9 @@ cursor is a 422 naming ``cursor`` before anything is read, and every cursor of t
 names a position in the listing, so one is never refused for what it holds. That is what
 a generator of requests from the document (and a client's own checks) can rely on.
 
-The services page by cursors of their own (``graph.core.values``): a time and an id packed
-as base64 JSON, an edge's sort key, a sequence number. A form translates at the edge: the
+The services page by cursors of their own, encoded here (:func:`encode_cursor`,
+:func:`encode_key_cursor`): a time and an id packed as base64 JSON, an edge's sort key, a
+sequence number. A form translates at the edge: the
 parameter's validator hands the service its cursor (:meth:`CursorForm.check`), and
 :meth:`CursorForm.wire` turns the service's next cursor into the form a page carries.
 
@@ -20,6 +21,8 @@ number is digits, a journal position two of them (``<seq>.<part>``), a proposal'
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +34,50 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from ctxnet.wire.base import ID_PATTERN
-from graph.core.values import MAX_SEQ, decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
+
+#: The largest sequence number a cursor may name (Neo4j integers are 64-bit).
+MAX_SEQ = 2**63 - 1
+#: A time as a service's cursor holds it (ISO-8601, as every listing pages by a time).
+_CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
+
+
+def encode_cursor(position: str, last_id: str) -> str:
+    """An opaque cursor for the page after ``(position, last_id)``."""
+    return base64.urlsafe_b64encode(json.dumps([position, last_id]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """Inverse of :func:`encode_cursor` for a position in time; a ValueError for anything
+    else, however it was made."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        position, last_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, TypeError) as exc:
+        raise ValueError("not a cursor") from exc
+    if not isinstance(position, str) or not isinstance(last_id, str):
+        raise ValueError("a cursor holds two strings")
+    if not _CURSOR_TIME.match(position):
+        raise ValueError("a cursor's position is an ISO-8601 date and time")
+    datetime.fromisoformat(position)
+    return position, last_id
+
+
+def encode_key_cursor(key: str) -> str:
+    """An opaque cursor for the page after the item whose sort key is ``key`` (a text)."""
+    return base64.urlsafe_b64encode(json.dumps(["key", key]).encode()).decode().rstrip("=")
+
+
+def decode_key_cursor(cursor: str) -> str:
+    """Inverse of :func:`encode_key_cursor`; a ValueError for anything else."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        tag, key = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, TypeError) as exc:
+        raise ValueError("not a key cursor") from exc
+    if tag != "key" or not isinstance(key, str):
+        raise ValueError("not a key cursor")
+    return key
+
 
 #: An id inside a cursor (:data:`ctxnet.wire.base.ID_PATTERN` without its anchors).
 _ID = ID_PATTERN.removeprefix("^").removesuffix("$")

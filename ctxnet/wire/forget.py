@@ -7,7 +7,12 @@ from typing import Literal
 from pydantic import Field
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, Id, OutModel, Tag
-from graph.project.forget import BATCH, SAMPLE, ForgetMatch
+
+#: Most things one transaction of a forget run forgets (notes, insights, threads, pages,
+#: traces, changes).
+BATCH = 1_000
+#: Things the dry run's sample shows.
+SAMPLE = 20
 
 #: Most ids or tags one match names.
 MAX_IDS = 10_000
@@ -45,17 +50,6 @@ class ForgetMatchIn(CamelModel):
         default=None, description="Created (an insight: extracted; a page: saved) before this."
     )
     after: DateTime | None = Field(default=None, description="Created (extracted, saved) at or after this.")
-
-    def to_domain(self) -> ForgetMatch:
-        """The match as the service takes it."""
-        return ForgetMatch(
-            ids=tuple(self.ids) if self.ids is not None else None,
-            tags=tuple(t.strip() for t in self.tags) if self.tags is not None else None,
-            query=self.query.strip() if self.query is not None else None,
-            source=self.source,
-            before=self.before,
-            after=self.after,
-        )
 
 
 class ForgetIn(CamelModel):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from ctxnet.wire.base import CamelModel
-from graph.project.maintenance import MAX_OLDER_THAN_DAYS
+
+#: The longest age ``olderThanDays`` may name (a hundred years).
+MAX_OLDER_THAN_DAYS = 36_500
 
 
 class MaintenanceIn(CamelModel):

@@ -3,22 +3,22 @@ docs, self-docs and instructions, and unified search."""
 
 from __future__ import annotations
 
-from datetime import date as Date  # noqa: N812 - the field is named date
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, Day, Id, OutModel, Tag, non_blank, unique_tags
 from ctxnet.wire.knowledge.notes import word_limit
-from graph.project.agent_docs import MAX_LINES
-from graph.project.models import MAX_AGENTS, MAX_CONSEQUENCES, AgentDocs, NewEntry, ProjectKind
-from graph.project.unified import Layer
+from ctxnet.wire.vocabulary import Layer
+
+#: Most agents one entry may name.
+MAX_AGENTS = 32
+#: Most consequences one decision may list.
+MAX_CONSEQUENCES = 20
+#: Most lines (capabilities plus constraints) one agent's docs may hold.
+MAX_LINES = 200
 
 Line = Annotated[str, Field(min_length=1, max_length=1_000)]
-
-
-def _day(day: Date | None) -> str | None:
-    return day.isoformat() if day else None
 
 
 class _EntryIn(CamelModel):
@@ -59,15 +59,8 @@ class DecisionIn(_EntryIn):
 
     @field_validator("decision")
     @classmethod
-    def _decision(cls, value: str) -> str:
-        return word_limit(non_blank(value, "decision"))
-
-    def to_domain(self) -> NewEntry:
-        return NewEntry(
-            kind=ProjectKind.DECISION, title=self.title, body=self.decision, id=self.id,
-            context=self.context, consequences=tuple(self.consequences), date=_day(self.date),
-            agents=tuple(self.agents), tags=tuple(self.tags),
-        )  # fmt: skip
+    def _decision(cls, value: str, info: ValidationInfo) -> str:
+        return word_limit(non_blank(value, "decision"), info)
 
 
 class DescribedIn(_EntryIn):
@@ -77,14 +70,8 @@ class DescribedIn(_EntryIn):
 
     @field_validator("description")
     @classmethod
-    def _description(cls, value: str) -> str:
-        return word_limit(non_blank(value, "description"))
-
-    def to_domain(self, kind: ProjectKind) -> NewEntry:
-        return NewEntry(
-            kind=kind, title=self.title, body=self.description, id=self.id, date=_day(self.date),
-            agents=tuple(self.agents), tags=tuple(self.tags),
-        )  # fmt: skip
+    def _description(cls, value: str, info: ValidationInfo) -> str:
+        return word_limit(non_blank(value, "description"), info)
 
 
 class RecordedByOut(OutModel):
@@ -188,9 +175,6 @@ class AgentDocsIn(CamelModel):
     base_instructions: str | None = Field(
         default=None, min_length=1, max_length=20_000, description="Its instructions before any decision."
     )
-
-    def to_domain(self) -> AgentDocs:
-        return AgentDocs(tuple(self.capabilities), tuple(self.constraints), self.base_instructions)
 
 
 class AgentDocsOut(OutModel):

@@ -25,7 +25,6 @@ from graph.core.principals import Principal, Scope
 from graph.core.values import iso_millis, plain
 
 SECTIONS = ("sessions", "mutations", "knowledge", "work", "wiki", "approvals")
-MAX_PER_SECTION = 50
 
 
 class CatchUpService:

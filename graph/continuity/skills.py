@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from ctxnet.wire.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER
 from graph.core import journal
 from graph.core.db import Database
 from graph.core.errors import Forbidden, InvalidInput, NotFound
@@ -30,11 +31,6 @@ from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal
 from graph.core.values import check_id, plain
 
-MAX_NAME = 200
-MAX_BODY = 50_000
-MAX_TRIGGER = 1_000
-MAX_TAGS = 20
-MAX_TAG = 64
 MAX_BATCH = 200
 #: What a skill write compares and journals.
 FIELDS = ("name", "bodyMd", "bundle", "trigger", "tags")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ctxnet.wire.continuity.sessions import MAX_TOOL_CALLS
 from graph.core import journal
 from graph.core.db import Database
 from graph.core.errors import Conflict, InvalidInput, NotFound
@@ -23,7 +24,6 @@ from graph.core.values import check_id, decode_seq_cursor, plain
 
 #: Most bytes of one call's arguments, as JSON.
 MAX_ARGUMENTS = 16_384
-MAX_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ class ToolCallService:
     async def append(self, principal: Principal, session_id: str, calls: list[ToolCall]) -> dict[str, Any]:
         """Record calls at the end of the session's log; ``{sessionId, first, last}``."""
         session_id = check_id(session_id)
-        if not calls or len(calls) > MAX_BATCH:
-            raise InvalidInput(f"1 to {MAX_BATCH} calls per request", field="items")
+        if not calls or len(calls) > MAX_TOOL_CALLS:
+            raise InvalidInput(f"1 to {MAX_TOOL_CALLS} calls per request", field="items")
         rows = []
         for i, call in enumerate(calls):
             arguments = _stored_json(call.arguments, f"items.{i}.arguments")

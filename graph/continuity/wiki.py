@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ctxnet.wire.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, MIN_INSIGHTS
 from graph.conversations.models import InsightType
 from graph.core import journal
 from graph.core.db import Database, Row
@@ -39,10 +40,6 @@ from graph.core.states import state_json
 from graph.core.tenancy import tenant_key
 from graph.core.values import check_id, decode_cursor, encode_cursor, plain
 
-#: How many typed insights a save carries: none, or three to five (the seed's shape).
-MIN_INSIGHTS, MAX_INSIGHTS = 3, 5
-#: Most items in each list of a page (decisions, learnings, open questions).
-MAX_ITEMS = 50
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 
 

@@ -1,30 +1,16 @@
-"""Domain models of conversation memory (independent of HTTP): what a thread is for, who
-wrote a message, and what an insight says."""
+"""Domain models of conversation memory (independent of HTTP): a message to append and an
+insight to record; what a thread is for, who wrote a message and what an insight says are
+the wire's vocabulary (:mod:`ctxnet.wire.vocabulary`)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
-
-class ContextType(StrEnum):
-    """What a thread is for."""
-
-    SUPPORT = "support"
-    RESEARCH = "research"
-    PLANNING = "planning"
-    GENERAL = "general"
-
-
-class Role(StrEnum):
-    """Who wrote a message."""
-
-    USER = "user"
-    ASSISTANT = "assistant"
-    SYSTEM = "system"
-    TOOL = "tool"
+from ctxnet.wire.vocabulary import ContextType as ContextType
+from ctxnet.wire.vocabulary import InsightType as InsightType
+from ctxnet.wire.vocabulary import Role as Role
 
 
 @dataclass(frozen=True)
@@ -37,15 +23,6 @@ class NewMessage:
     created_at: datetime | None = None
     #: A payload kept exactly: its compact JSON text (never embedded nor searched).
     data: str | None = None
-
-
-class InsightType(StrEnum):
-    """What an insight says about the user or the work."""
-
-    PREFERENCE = "preference"
-    FACT = "fact"
-    DECISION = "decision"
-    QUESTION = "question"
 
 
 @dataclass(frozen=True)

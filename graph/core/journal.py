@@ -22,13 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxnet.wire.cursors import MAX_SEQ
 from graph.core.db import Database
 from graph.core.errors import InvalidInput
 from graph.core.gate import Gated
 from graph.core.principals import Principal, Role, Scope
 from graph.core.scopes import require_unscoped
 from graph.core.states import state_json
-from graph.core.values import MAX_SEQ, plain
+from graph.core.values import plain
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,13 @@
 * **Times**: the queries return the times of listed records as epoch milliseconds (cheaper
   to decode than the driver's ``DateTime``); they leave the domain as ISO-8601 strings
   (:func:`iso_millis`).
-* **Cursors**: opaque page cursors over a (time, id) position (:func:`encode_cursor`).
+* **Cursors**: opaque page cursors over a (time, id) position, encoded as the wire's
+  (:mod:`ctxnet.wire.cursors`); one this API did not issue is a 422 on ``cursor``.
 * **Neo4j values** of any shape made JSON-ready (:func:`plain`).
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import re
@@ -22,13 +22,16 @@ from typing import Any
 
 from neo4j.time import Date, DateTime, Duration, Time
 
+from ctxnet.wire import cursors
+from ctxnet.wire.cursors import MAX_SEQ
+from ctxnet.wire.cursors import encode_cursor as encode_cursor
+from ctxnet.wire.cursors import encode_key_cursor as encode_key_cursor
 from graph.core.errors import InvalidInput
 
 #: No "/": an id is one segment of a URL path (``/v1/knowledge/{id}``), and Starlette decodes
 #: ``%2F`` before routing, so an id with a slash could be created but never read again.
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 #: A cursor's time as Neo4j writes it (``toString(datetime)``), which Neo4j parses back.
-_CURSOR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
 
 #: Keys whose values the queries return as epoch milliseconds; they leave as ISO-8601 strings.
 TIME_KEYS = frozenset(
@@ -66,10 +69,6 @@ def check_id(value: str, field: str = "id") -> str:
     return value
 
 
-#: The largest sequence number a cursor may name (Neo4j integers are 64-bit).
-MAX_SEQ = 2**63 - 1
-
-
 def decode_seq_cursor(cursor: str) -> int:
     """A cursor that is a message's position in its thread; anything else is a 422."""
     if not cursor.isdigit() or int(cursor) > MAX_SEQ:
@@ -104,41 +103,21 @@ def plain(value: Any) -> Any:
     return value
 
 
-def encode_cursor(position: str, last_id: str) -> str:
-    """An opaque cursor for the page after ``(position, last_id)``."""
-    return base64.urlsafe_b64encode(json.dumps([position, last_id]).encode()).decode().rstrip("=")
-
-
 def decode_cursor(cursor: str) -> tuple[str, str]:
-    """Inverse of :func:`encode_cursor` for a position in time (ISO-8601, as every listing
-    pages by a time); anything else, however it was made, is a 422 on ``cursor``."""
+    """The position and last id of a time cursor (:func:`~ctxnet.wire.cursors.decode_cursor`);
+    anything else, however it was made, is a 422 on ``cursor``."""
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        position, last_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        if not isinstance(position, str) or not isinstance(last_id, str):
-            raise TypeError("a cursor holds two strings")
-        if not _CURSOR_TIME.match(position):
-            raise ValueError("a cursor's position is an ISO-8601 date and time")
-        datetime.fromisoformat(position)
-        return position, last_id
-    except (ValueError, TypeError) as exc:
+        return cursors.decode_cursor(cursor)
+    except ValueError as exc:
         raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
 
 
-def encode_key_cursor(key: str) -> str:
-    """An opaque cursor for the page after the item whose sort key is ``key`` (a text)."""
-    return base64.urlsafe_b64encode(json.dumps(["key", key]).encode()).decode().rstrip("=")
-
-
 def decode_key_cursor(cursor: str) -> str:
-    """Inverse of :func:`encode_key_cursor`; anything else is a 422 on ``cursor``."""
+    """The sort key of a key cursor (:func:`~ctxnet.wire.cursors.decode_key_cursor`); anything
+    else is a 422 on ``cursor``."""
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        tag, key = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        if tag != "key" or not isinstance(key, str):
-            raise ValueError("not a key cursor")
-        return key
-    except (ValueError, TypeError) as exc:
+        return cursors.decode_key_cursor(cursor)
+    except ValueError as exc:
         raise InvalidInput("cursor is not one this API issued", field="cursor") from exc
 
 

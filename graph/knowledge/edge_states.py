@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.knowledge.models import EdgeType, KnowledgeSource, NewEdge
+from graph.knowledge.models import EdgeType, KnowledgeSource, NewEdge, edge_type_of, rel_type_of
 
 #: One edge of a connect: as the API shows it, whether it was made now, and the proposal
 #: it became instead (in a batch; ``None`` when written).
@@ -15,7 +15,7 @@ EdgeResult = tuple[dict[str, Any], bool, dict[str, Any] | None]
 def edge_row(index: int, e: NewEdge) -> dict[str, Any]:
     """An edge as ``edges_create`` takes it."""
     return {
-        "index": index, "sourceId": e.source_id, "targetId": e.target_id, "relType": e.type.rel_type,
+        "index": index, "sourceId": e.source_id, "targetId": e.target_id, "relType": rel_type_of(e.type),
         "source": e.source.value, "confidence": e.confidence, "note": e.note,
         "validFrom": e.valid_from, "validUntil": e.valid_until,
     }  # fmt: skip
@@ -53,11 +53,11 @@ _API_TYPES = frozenset(t.value for t in EdgeType)
 def edge_target(edge: dict[str, Any]) -> str:
     """An edge's id in the journal: ``"<sourceId> <type> <targetId>"`` (ids hold no spaces)."""
     kind = edge.get("relType") or edge["type"]
-    name = kind if kind in _API_TYPES else EdgeType.from_rel_type(kind).value
+    name = kind if kind in _API_TYPES else edge_type_of(kind).value
     return f"{edge['sourceId']} {name} {edge['targetId']}"
 
 
 def edge_state(edge: dict[str, Any]) -> dict[str, Any]:
     """An edge as the journal keeps it (API type name; what an undo needs to bring it back)."""
     state = {k: v for k, v in edge.items() if v is not None and k not in ("relType", "type")}
-    return state | {"type": EdgeType.from_rel_type(edge.get("relType") or edge["type"]).value}
+    return state | {"type": edge_type_of(edge.get("relType") or edge["type"]).value}

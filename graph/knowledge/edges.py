@@ -39,6 +39,7 @@ from graph.knowledge.models import (
     KnowledgeStatus,
     NewEdge,
     Proposed,
+    rel_type_of,
 )
 from graph.knowledge.views import edge_view
 
@@ -149,7 +150,7 @@ class EdgeService:
             }
             for i, proposal in proposals.items():
                 results[i] = (
-                    edge_view(edge_row(i, edges[i]) | {"type": edges[i].type.rel_type}),
+                    edge_view(edge_row(i, edges[i]) | {"type": rel_type_of(edges[i].type)}),
                     False,
                     proposal,
                 )
@@ -231,7 +232,7 @@ class EdgeService:
                     ))  # fmt: skip
             rows = await gated.run(
                 "queries/knowledge/edge_delete", sourceId=node_id, targetId=target_id,
-                relType=edge_type.rel_type,
+                relType=rel_type_of(edge_type),
             )  # fmt: skip
             if not rows or rows[0]["deleted"] == 0:
                 missing = f"no {edge_type.value} edge from {node_id!r} to {target_id!r}"
@@ -289,8 +290,9 @@ async def people_words(gated: Gated, edges: Sequence[NewEdge]) -> list[dict[str,
     (``removedBy``, or ``None``)."""
     rows = [
         {
-            "index": i, "sourceId": e.source_id, "relType": e.type.rel_type, "targetId": e.target_id,
-            "keys": edge_keys({"sourceId": e.source_id, "type": e.type.rel_type, "targetId": e.target_id}),
+            "index": i, "sourceId": e.source_id, "relType": rel_type_of(e.type), "targetId": e.target_id,
+            "keys": edge_keys({"sourceId": e.source_id, "type": rel_type_of(e.type),
+                               "targetId": e.target_id}),
         }
         for i, e in enumerate(edges)
     ]  # fmt: skip
@@ -384,7 +386,7 @@ async def link(
     """Edges another write makes in its own transaction (``rows`` as ``edges_create`` takes
     them, between notes that exist and with no loop possible): their changes to journal, a
     status each supersedes edge flipped first."""
-    superseded = sorted({r["targetId"] for r in rows if r["relType"] == EdgeType.SUPERSEDES.rel_type})
+    superseded = sorted({r["targetId"] for r in rows if r["relType"] == rel_type_of(EdgeType.SUPERSEDES)})
     was = await statuses(gated, superseded)
     created = await gated.run(
         "queries/knowledge/edges_create", rows=rows, role=principal.role.value, agentId=principal.agent_id

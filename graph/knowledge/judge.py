@@ -39,7 +39,7 @@ from graph.knowledge import corrections
 from graph.knowledge.dedupe import CANDIDATES, Thresholds, Twin, stored_candidates, undecided
 from graph.knowledge.edge_states import edge_payload, edge_row
 from graph.knowledge.edges import link, people_words
-from graph.knowledge.models import EdgeType, KnowledgeSource, KnowledgeStatus, NewEdge
+from graph.knowledge.models import EdgeType, KnowledgeSource, KnowledgeStatus, NewEdge, rel_type_of
 from graph.knowledge.subjects import Relation, relate
 
 #: The verdicts a model may give a pair, and the edge each makes (``resembles``: none).
@@ -269,7 +269,9 @@ async def apply_verdicts(
         outcome["outcome"] = "applied"
     if rows:
         changes = await link(gated, principal, rows)
-        superseding = sorted({r["sourceId"] for r in rows if r["relType"] == EdgeType.SUPERSEDES.rel_type})
+        superseding = sorted(
+            {r["sourceId"] for r in rows if r["relType"] == rel_type_of(EdgeType.SUPERSEDES)}
+        )
         [loops] = await gated.run("queries/knowledge/supersede_loops", ids=superseding)
         if loops["looping"]:  # edges of this write closing a loop together: nothing is written
             raise Conflict(f"the judge's edges would close a loop of supersedes edges: {loops['looping']}")

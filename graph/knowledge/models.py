@@ -8,61 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
-#: Most notes or edges one batch request may carry (one transaction each).
-MAX_BATCH = 1_000
+from ctxnet.wire.knowledge.notes import MAX_BATCH as MAX_BATCH
+from ctxnet.wire.vocabulary import Direction as Direction
+from ctxnet.wire.vocabulary import EdgeType as EdgeType
+from ctxnet.wire.vocabulary import KnowledgeSource as KnowledgeSource
+from ctxnet.wire.vocabulary import KnowledgeStatus as KnowledgeStatus
+from ctxnet.wire.vocabulary import KnowledgeType as KnowledgeType
+from ctxnet.wire.vocabulary import SearchMode as SearchMode
 
 
-class KnowledgeType(StrEnum):
-    """What kind of atomic note this is; each has its own Neo4j sublabel."""
-
-    FACT = "fact"
-    CONCEPT = "concept"
-    PROCEDURE = "procedure"
-    DECISION = "decision"
-
-    @property
-    def label(self) -> str:
-        """The sublabel next to ``Knowledge`` (Neo4j Browser colours by it)."""
-        return self.value.capitalize()
-
-
-class KnowledgeSource(StrEnum):
-    """Where a note came from."""
-
-    DOCS = "docs"
-    CONVERSATION = "conversation"
-    DECISION = "decision"
-    INFERRED = "inferred"
-
-
-class KnowledgeStatus(StrEnum):
-    """Lifecycle of a note; only active notes are searched by default."""
-
-    ACTIVE = "active"
-    SUPERSEDED = "superseded"
-    ARCHIVED = "archived"
-
-
-class EdgeType(StrEnum):
-    """The four typed knowledge edges, by their API names."""
-
-    RELATED_TO = "relatedTo"
-    DEPENDS_ON = "dependsOn"
-    SUPERSEDES = "supersedes"
-    CONFLICTS_WITH = "conflictsWith"
-
-    @property
-    def rel_type(self) -> str:
-        """The Neo4j relationship type."""
-        return _REL_TYPES[self]
-
-    @classmethod
-    def from_rel_type(cls, rel_type: str) -> EdgeType:
-        """The API name of a stored relationship type."""
-        return _API_NAMES[rel_type]
+def note_label(kind: KnowledgeType) -> str:
+    """The sublabel next to ``Knowledge`` (Neo4j Browser colours by it)."""
+    return kind.value.capitalize()
 
 
 _REL_TYPES = {
@@ -75,20 +34,14 @@ _API_NAMES = {rel: api for api, rel in _REL_TYPES.items()}
 ALL_REL_TYPES = list(_REL_TYPES.values())
 
 
-class Direction(StrEnum):
-    """Which way expansion follows edges."""
-
-    OUT = "out"
-    IN = "in"
-    BOTH = "both"
+def rel_type_of(kind: EdgeType) -> str:
+    """The Neo4j relationship type of an edge type."""
+    return _REL_TYPES[kind]
 
 
-class SearchMode(StrEnum):
-    """Vector, fulltext, or both fused by reciprocal rank."""
-
-    VECTOR = "vector"
-    FULLTEXT = "fulltext"
-    HYBRID = "hybrid"
+def edge_type_of(stored: str) -> EdgeType:
+    """The API name of a stored relationship type."""
+    return _API_NAMES[stored]
 
 
 #: The fields of a note whose writer is kept, and that a correction can cover.

@@ -24,7 +24,14 @@ from graph.core.principals import Principal, Role
 from graph.core.values import iso_millis
 from graph.knowledge import corrections
 from graph.knowledge.edges import edge_state, edge_target, held_statuses, status_changes, statuses, would_flip
-from graph.knowledge.models import NOTE_FIELDS, KnowledgeStatus, KnowledgeType, NotePatch, Proposed
+from graph.knowledge.models import (
+    NOTE_FIELDS,
+    KnowledgeStatus,
+    KnowledgeType,
+    NotePatch,
+    Proposed,
+    note_label,
+)
 from graph.knowledge.note_states import (
     TEXT_FIELDS,
     patch_props,
@@ -214,7 +221,7 @@ class NoteEdits:
                 "queries/knowledge/note_update",
                 id=node_id,
                 props=changed,
-                label=KnowledgeType(changed["type"]).label if "type" in changed else None,
+                label=note_label(KnowledgeType(changed["type"])) if "type" in changed else None,
                 embedding=embedding if not unchanged else None,
                 embeddingModel=self._embedder.model_id,
             )

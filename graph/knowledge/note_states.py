@@ -14,6 +14,7 @@ from graph.knowledge.models import (
     KnowledgeType,
     NewNote,
     NotePatch,
+    note_label,
 )
 from graph.knowledge.valid_time import note_validity
 
@@ -114,7 +115,7 @@ def create_row(note: NewNote, node_id: str, embedding: list[float]) -> dict[str,
         "title": note.title,
         "content": note.content,
         "type": note.type.value,
-        "label": note.type.label,
+        "label": note_label(note.type),
         "source": note.source.value,
         "confidence": note.confidence,
         "tags": list(note.tags),
@@ -184,7 +185,7 @@ _NOT_STATE = frozenset({"embedding", "embeddingModel", "merges", "edges"})
 def restorable(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The ``$note`` of ``queries/knowledge/note_restore`` for a journaled snapshot (those
     journaled before snapshots kept labels and times get their type's label and createdAt)."""
-    labels = snapshot.get("labels") or [KnowledgeType(snapshot["type"]).label]
+    labels = snapshot.get("labels") or [note_label(KnowledgeType(snapshot["type"]))]
     if not all(_LABEL.match(label) for label in labels):
         raise Conflict(f"the journaled note {snapshot['id']!r} cannot be brought back", field="id")
     merges = [

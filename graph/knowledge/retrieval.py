@@ -24,6 +24,7 @@ from graph.knowledge.models import (
     SearchFilters,
     SearchMode,
     SearchQuery,
+    rel_type_of,
 )
 from graph.knowledge.near_ties import asks_for_time, newer_first
 from graph.knowledge.search import COLLAPSE, MAX_REACHED, SEARCH_QUERIES, TERM_LIMIT, TenantSizes, retrieve
@@ -169,7 +170,7 @@ class RetrievalService:
         edges expansion follows and which way, the key's scope, and the vector plan."""
         return {
             "filters": {"statuses": _statuses(query), **_filter_params(query.filters), **valid_params(query)},
-            "rel_types": [t.rel_type for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
+            "rel_types": [rel_type_of(t) for t in query.edge_types] if query.edge_types else ALL_REL_TYPES,
             "direction": query.direction.value,
             "sizes": self._sizes,
             "config": self._plan,

@@ -62,6 +62,8 @@ from graph.knowledge.models import (
     EdgeType,
     KnowledgeType,
     Proposed,
+    note_label,
+    rel_type_of,
 )
 from graph.knowledge.note_edits import remove
 from graph.knowledge.note_states import (
@@ -290,7 +292,7 @@ class UndoService:
                 correction = ("update", written & set(before), after, before, taken)
         await gated.run(
             "queries/knowledge/note_update", id=target, props=before,
-            label=KnowledgeType(before["type"]).label if "type" in before else None,
+            label=note_label(KnowledgeType(before["type"])) if "type" in before else None,
             embedding=embedding, embeddingModel=self._embedder.model_id,
         )  # fmt: skip
         return ({k: now[k] for k in before}, before), correction
@@ -305,7 +307,7 @@ class UndoService:
             assert after is not None  # noqa: S101 - a confirmation has both
             rows = await gated.run(
                 "queries/knowledge/edge_confirm", sourceId=after["sourceId"], targetId=after["targetId"],
-                relType=EdgeType(after["type"]).rel_type, confirmed=before.get("confirmedByPerson"),
+                relType=rel_type_of(EdgeType(after["type"])), confirmed=before.get("confirmedByPerson"),
             )  # fmt: skip
             if not rows:
                 raise await gone(gated, m, [after["sourceId"], after["targetId"]])
@@ -314,7 +316,7 @@ class UndoService:
             assert after is not None  # noqa: S101 - a connect has its edge
             rows = await gated.run(
                 "queries/knowledge/edge_delete", sourceId=after["sourceId"], targetId=after["targetId"],
-                relType=EdgeType(after["type"]).rel_type,
+                relType=rel_type_of(EdgeType(after["type"])),
             )  # fmt: skip
             if not rows or not rows[0]["edges"]:
                 raise await gone(gated, m, [after["sourceId"], after["targetId"]])
@@ -378,7 +380,8 @@ class UndoService:
             raise await gone(gated, m, [e for e in ends if e not in found["ids"]])
         kind = EdgeType(edge["type"])
         row = {
-            "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"], "relType": kind.rel_type,
+            "index": 0, "sourceId": edge["sourceId"], "targetId": edge["targetId"],
+            "relType": rel_type_of(kind),
             "source": edge.get("source"), "confidence": edge.get("confidence"), "note": edge.get("note"),
             "validFrom": edge.get("validFrom"), "validUntil": edge.get("validUntil"),
             "createdByRole": edge.get("createdByRole"), "createdByAgent": edge.get("createdByAgent"),

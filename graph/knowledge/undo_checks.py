@@ -21,7 +21,7 @@ from graph.core.gate import Gated
 from graph.core.principals import Principal
 from graph.knowledge import corrections
 from graph.knowledge.edges import held_statuses, people_words, statuses, would_flip
-from graph.knowledge.models import NOTE_FIELDS, EdgeType, KnowledgeStatus, NewEdge, Proposed
+from graph.knowledge.models import NOTE_FIELDS, EdgeType, KnowledgeStatus, NewEdge, Proposed, rel_type_of
 from graph.knowledge.note_states import superseded_by_snapshot
 
 
@@ -53,7 +53,7 @@ async def deleted_edges(gated: Gated, m: dict[str, Any]) -> list[dict[str, Any]]
     edges = []
     for entry in row["edges"]:
         edge = json.loads(entry["before"])
-        edges.append(edge | {"relType": EdgeType(edge["type"]).rel_type})
+        edges.append(edge | {"relType": rel_type_of(EdgeType(edge["type"]))})
     return edges
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from graph.core.gate import Gated
 from graph.knowledge.edges import people_words
-from graph.knowledge.models import EdgeType, NewEdge, NewNote
+from graph.knowledge.models import EdgeType, NewEdge, NewNote, rel_type_of
 
 
 def update_kind(supersedes: bool) -> EdgeType:
@@ -40,7 +40,7 @@ def update_rows(
     each index's note id and note)."""
     return [
         {
-            "index": i, "sourceId": notes[i][0], "targetId": twin, "relType": kind.rel_type,
+            "index": i, "sourceId": notes[i][0], "targetId": twin, "relType": rel_type_of(kind),
             "source": notes[i][1].source.value, "confidence": notes[i][1].confidence,
             "note": f"an update: its {why} changed",
         }

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from ctxnet.wire.knowledge.validity import millis as millis
+
 _MONTHS = {
     name: number
     for number, names in enumerate(
@@ -141,12 +143,6 @@ def stated_validity(text: str, reference: datetime) -> Validity:
     if opens is not None and closes is not None and closes <= opens:
         return Validity(opens, None)  # a contradiction in the text: keep what opens it
     return Validity(opens, closes)
-
-
-def millis(moment: datetime | None) -> int | None:
-    """A moment as stored (epoch milliseconds: a note's valid time is JSON in the journal as
-    it is in the graph, compared as numbers)."""
-    return None if moment is None else int(moment.timestamp() * 1000)
 
 
 def note_validity(

@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from graph.core.values import data_view, iso_millis
-from graph.knowledge.models import NOTE_FIELDS, CreateResult, EdgeType, KnowledgeStatus
+from graph.knowledge.models import NOTE_FIELDS, CreateResult, KnowledgeStatus, edge_type_of
 
 
 def edge_view(row: dict[str, Any]) -> dict[str, Any]:
     """An edge as the API shows it: its API type name, ISO time, no empty optional fields."""
     edge = {
-        "type": EdgeType.from_rel_type(row["type"]).value,
+        "type": edge_type_of(row["type"]).value,
         "sourceId": row["sourceId"],
         "targetId": row["targetId"],
     }

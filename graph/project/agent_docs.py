@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 from typing import Any
 
+from ctxnet.wire.project import MAX_LINES
 from graph.continuity.tokens import TokenCounter
 from graph.core import journal
 from graph.core.db import Database
@@ -46,8 +47,6 @@ DEFAULT_BASE = "You are a development assistant."
 #: The seed's template around the decisions.
 DECISIONS_HEADER = "Respect these architectural decisions:"
 CLOSING = "When in doubt about approaches, query the project documentation."
-#: Most lines (capabilities plus constraints) one agent's docs may hold.
-MAX_LINES = 200
 #: Most active decisions one read of instructions considers (the newest); older ones are
 #: counted, not read: a 100,000-token budget holds about 500 decision lines of 200 tokens.
 MAX_DECISIONS = 500

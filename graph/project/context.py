@@ -70,7 +70,7 @@ from graph.knowledge.models import CreateResult, EdgeType, KnowledgeSource, NewE
 from graph.knowledge.notes import NoteService
 from graph.project import notify as notifying
 from graph.project.affected import DecisionVectors, NotifyConfig, affected_threads
-from graph.project.models import NewEntry, ProjectKind
+from graph.project.models import NewEntry, ProjectKind, entry_label, note_source_of, note_type_of
 
 #: The message a thread gets when a decision that may affect it is recorded.
 NOTICE = "[CONTEXT UPDATE] New architectural decision may affect this conversation: {title}"
@@ -190,7 +190,8 @@ class ProjectContextService:
 
         async def announce(gated: Gated) -> None:
             await gated.run(
-                "queries/project/context_mark", id=entry_id, label=entry.kind.label, kind=entry.kind.value,
+                "queries/project/context_mark", id=entry_id, label=entry_label(entry.kind),
+                kind=entry.kind.value,
                 context=entry.context, consequences=fields["consequences"], date=date, agents=agents,
                 proposedByRole=recorded_by["proposedByRole"], proposedByAgent=recorded_by["proposedByAgent"],
             )  # fmt: skip
@@ -236,8 +237,8 @@ class ProjectContextService:
             principal,
             [
                 NewNote(
-                    title=entry.title, content=entry.body, type=entry.kind.note_type,
-                    source=entry.kind.note_source, confidence=1.0, tags=entry.tags, id=entry_id,
+                    title=entry.title, content=entry.body, type=note_type_of(entry.kind),
+                    source=note_source_of(entry.kind), confidence=1.0, tags=entry.tags, id=entry_id,
                     embedding=vectors[0], dedupe=False,
                 )
             ],

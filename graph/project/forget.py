@@ -3,7 +3,7 @@ kind, in every field and on every path, and nothing else.
 
 What a match reaches is :mod:`graph.project.forget_plan`'s one decision; this module carries
 it out. A run is planned once, under the user's write gate, and carried out in batches of
-at most :data:`BATCH` things, each a transaction of its own through the gate (no
+at most :data:`~ctxnet.wire.forget.BATCH` things, each a transaction of its own through the gate (no
 transaction holds the whole user). The first transaction journals the run as one
 ``memory.forget`` entry that names what goes (ids and kinds, never text). Traces go first
 and notes last, so a run cut short leaves a state a second run of the same match finishes:
@@ -26,17 +26,17 @@ from graph.core.errors import Conflict, Forbidden, InvalidInput
 from graph.core.gate import Gated, WriteGate
 from graph.core.principals import Principal, Role
 from graph.core.scopes import require_unscoped
-from graph.knowledge.models import EdgeType
+from graph.knowledge.models import EdgeType, rel_type_of
 from graph.knowledge.search import TenantSizes
-from graph.project.forget_plan import BATCH, FORGOTTEN, SAMPLE, ForgetMatch, ForgetPlan, plan, record
+from graph.project.forget_plan import FORGOTTEN, ForgetMatch, ForgetPlan, plan, record
 
 #: Ids of each kind the journal entry names (its counts are exact; the rest are in the answer).
 JOURNAL_IDS = 200
 #: What the notice a forgotten decision left in a conversation says instead.
 NOTICE_GONE = "[CONTEXT UPDATE] A decision announced here was forgotten."
-_REL_TYPES = {t.value: t.rel_type for t in EdgeType}
+_REL_TYPES = {t.value: rel_type_of(t) for t in EdgeType}
 
-__all__ = ["BATCH", "SAMPLE", "ForgetLedger", "ForgetMatch", "ForgetPlan", "ForgetService", "replay"]
+__all__ = ["ForgetLedger", "ForgetMatch", "ForgetPlan", "ForgetService", "replay"]
 
 
 class ForgetLedger(Protocol):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ctxnet.wire.forget import BATCH, SAMPLE
 from graph.core.db import Row, listed
 from graph.core.folding import (
     LOW_PATTERN,
@@ -37,12 +38,8 @@ from graph.core.folding import (
     payload_holds,
     state_payload_holds,
 )
-from graph.knowledge.models import EdgeType
+from graph.knowledge.models import EdgeType, rel_type_of
 
-#: Most things one transaction forgets (notes, insights, threads, pages, traces, changes).
-BATCH = 1_000
-#: Things the dry run's sample shows.
-SAMPLE = 20
 #: What a changed thing holds where the forgotten text was.
 FORGOTTEN = "[forgotten]"
 
@@ -81,7 +78,7 @@ FIELDS: dict[str, list[str]] = {
 #: criteria of their own); and kinds that stay, changed.
 RECORDS = ("goal", "skill", "toolCall", "pendingAction", "preference", "agentDoc")
 CHANGED = ("message", "thread", "session", "profile", "agent", "edge")
-_EDGE_NAMES = {t.rel_type: t.value for t in EdgeType}
+_EDGE_NAMES = {rel_type_of(t): t.value for t in EdgeType}
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
+from ctxnet.wire.maintenance import MAX_OLDER_THAN_DAYS
 from graph.conversations.insights import InsightService
 from graph.core import journal
 from graph.core.db import Database
@@ -67,8 +68,6 @@ ARCHIVE_SUPERSEDED = "archive-superseded"
 TASKS = (CONSOLIDATE, VALIDATE_CONNECTIONS, ARCHIVE_SUPERSEDED, JUDGE)
 #: Most items each list of a report holds (its counts are the full numbers).
 REPORT_LIMIT = 200
-#: The longest age ``olderThanDays`` may name (a hundred years).
-MAX_OLDER_THAN_DAYS = 36_500
 #: The Tenant property in which the schedule keeps each task's last run: the allow-list of
 #: the ``$property`` the schedule's queries read and set.
 LAST_RUN_PROPERTY = {

@@ -30,7 +30,7 @@ from graph.core.principals import Principal
 from graph.core.scopes import require_unscoped
 from graph.knowledge import corrections
 from graph.knowledge.edges import edge_state, edge_target, status_changes, statuses
-from graph.knowledge.models import EdgeType, KnowledgeStatus
+from graph.knowledge.models import KnowledgeStatus, edge_type_of
 
 #: Stands in the journal for an edge's end that is not one of the user's notes (never an id).
 UNNAMED_END = "?"
@@ -57,7 +57,7 @@ class _Removal:
     def view(self) -> dict[str, Any]:
         """As the report lists it: ends that are not the user's notes are null."""
         ends = {k: None if self.edge[k] == UNNAMED_END else self.edge[k] for k in ("sourceId", "targetId")}
-        return {**ends, "type": EdgeType.from_rel_type(self.edge["relType"]).value, "problem": self.problem}
+        return {**ends, "type": edge_type_of(self.edge["relType"]).value, "problem": self.problem}
 
 
 def _stray_removal(row: dict[str, Any]) -> _Removal:

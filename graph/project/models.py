@@ -9,40 +9,9 @@ are the allow-list: no other reaches Cypher.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
+from ctxnet.wire.vocabulary import ProjectKind as ProjectKind
 from graph.knowledge.models import KnowledgeSource, KnowledgeType
-
-#: Most agents one entry may name.
-MAX_AGENTS = 32
-#: Most consequences one decision may list.
-MAX_CONSEQUENCES = 20
-
-
-class ProjectKind(StrEnum):
-    """What a project context entry is."""
-
-    DECISION = "decision"
-    PATTERN = "pattern"
-    CONSTRAINT = "constraint"
-
-    @property
-    def label(self) -> str:
-        """Its own label beside ``Knowledge`` and ``ProjectContext`` (Neo4j Browser colours by it)."""
-        return _LABELS[self]
-
-    @property
-    def note_type(self) -> KnowledgeType:
-        """The note type it is stored as: a decision is a decision, a pattern a procedure (how
-        things are done here), a constraint a fact (what must hold)."""
-        return _TYPES[self]
-
-    @property
-    def note_source(self) -> KnowledgeSource:
-        """Where the note says it came from (the seed: ``decision`` for architectural
-        decisions, ``docs`` for the project's documentation)."""
-        return KnowledgeSource.DECISION if self is ProjectKind.DECISION else KnowledgeSource.DOCS
-
 
 _LABELS = {
     ProjectKind.DECISION: "ArchitectureDecision",
@@ -54,6 +23,23 @@ _TYPES = {
     ProjectKind.PATTERN: KnowledgeType.PROCEDURE,
     ProjectKind.CONSTRAINT: KnowledgeType.FACT,
 }
+
+
+def entry_label(kind: ProjectKind) -> str:
+    """Its own label beside ``Knowledge`` and ``ProjectContext`` (Neo4j Browser colours by it)."""
+    return _LABELS[kind]
+
+
+def note_type_of(kind: ProjectKind) -> KnowledgeType:
+    """The note type it is stored as: a decision is a decision, a pattern a procedure (how
+    things are done here), a constraint a fact (what must hold)."""
+    return _TYPES[kind]
+
+
+def note_source_of(kind: ProjectKind) -> KnowledgeSource:
+    """Where the note says it came from (the seed: ``decision`` for architectural
+    decisions, ``docs`` for the project's documentation)."""
+    return KnowledgeSource.DECISION if kind is ProjectKind.DECISION else KnowledgeSource.DOCS
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Any
 
+from ctxnet.wire.vocabulary import Layer as Layer
 from graph.conversations.insights import InsightService
 from graph.core.db import Database
 from graph.core.embeddings import Embedder
@@ -31,14 +31,6 @@ from graph.knowledge.valid_time import millis_now
 #: Candidates each layer brings, per result asked for: enough that the one ranking is not
 #: decided by a layer's own cut.
 CANDIDATES_PER_RESULT = 2
-
-
-class Layer(StrEnum):
-    """A layer of context unified search reaches."""
-
-    KNOWLEDGE = "knowledge"
-    MEMORY = "memory"
-    DOCS = "docs"
 
 
 class UnifiedSearch:

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import new_goal
+from api.pages import PagesDep
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.continuity.goals import GoalAbandonIn, GoalCloseIn, GoalIn, GoalOut, GoalPageOut
 from ctxnet.wire.cursors import GOALS, GoalCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
 
 router = APIRouter()
 
@@ -32,7 +33,7 @@ async def set_goal(body: GoalIn, principal: PrincipalDep, services: ServicesDep)
     title and parent answers 200; with another, 409. 404 names a `parentId` you do not have;
     a `parentId` that is the goal's own id is a 409 (`parentId`: a goal is not its own
     parent)."""
-    goal, created = await services.goals.set(principal, body.to_domain())
+    goal, created = await services.goals.set(principal, new_goal(body))
     return JSONResponse(dump(GoalOut.model_validate(goal)), status_code=201 if created else 200)
 
 

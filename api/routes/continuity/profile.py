@@ -9,11 +9,11 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.routes.knowledge import proposed
 from ctxnet.wire.base import dump
 from ctxnet.wire.continuity.profile import ProfileIn, ProfileOut, ProfilePatchIn, PromoteIn
 from ctxnet.wire.errors import BODY, answers
 from ctxnet.wire.knowledge.proposals import ProposedOut
-from api.routes.knowledge import proposed
 from graph.knowledge.models import Proposed
 
 router = APIRouter()

@@ -10,6 +10,8 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import new_session, session_end
+from api.pages import PagesDep
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.continuity.bridge import AgentListOut, AgentOut, BridgeConfigOut, BridgeIn, BridgeOut
 from ctxnet.wire.continuity.pending import CarryIn, PendingActionListOut, PendingActionOut, ResolutionIn
@@ -23,7 +25,6 @@ from ctxnet.wire.continuity.sessions import (
 )
 from ctxnet.wire.cursors import PENDING, TIMED, PendingCursor, TimedCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
 from graph.core.values import check_id
 
 router = APIRouter()
@@ -66,7 +67,7 @@ async def start_session(body: SessionIn, principal: PrincipalDep, services: Serv
     `threadId` if that thread is not yours. A person's key names the agent the session is
     for: without `agentId` it is a 403 (`agentId`), as what a request needs depends on its
     key."""
-    session, created = await services.sessions.start(principal, body.to_domain())
+    session, created = await services.sessions.start(principal, new_session(body))
     opening = " ".join(t for t in (session.get("topic"), session.get("openingMessage")) if t)
     bridge = await services.bridge.assemble(principal, agent_id=session["agentId"], topic=opening or None)
     out = SessionStartedOut.model_validate({"session": session, "bridge": bridge})
@@ -86,7 +87,7 @@ async def end_session(
 ) -> JSONResponse:
     """End a session with its summary; its pending actions stay open until resolved. The same
     end repeated answers the same; another end of an ended session is a 409."""
-    session, _ = await services.sessions.end(principal, id, body.to_domain())
+    session, _ = await services.sessions.end(principal, id, session_end(body))
     out = SessionEndedOut.model_validate({"session": session, "pendingActions": session["pendingActions"]})
     return JSONResponse(dump(out))
 

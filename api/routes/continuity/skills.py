@@ -8,11 +8,12 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import new_skill
+from api.pages import PagesDep
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.continuity.skills import SkillIn, SkillOut, SkillPageOut, SkillWrittenOut
 from ctxnet.wire.cursors import SKILLS, SkillCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
 
 router = APIRouter()
 
@@ -29,7 +30,7 @@ SkillId = Annotated[Id, Path(description="The skill's id, e.g. `starter:wake-up`
 async def put_skill(body: SkillIn, principal: PrincipalDep, services: ServicesDep) -> JSONResponse:
     """Create a skill, or redefine the one with this id (its invocation count is kept).
     `ctxnet skills install --user U` installs the starter bundle."""
-    [(skill, outcome)] = await services.skills.put(principal, [body.to_domain()])
+    [(skill, outcome)] = await services.skills.put(principal, [new_skill(body)])
     out = SkillWrittenOut.model_validate({"skill": skill, "outcome": outcome})
     return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)
 

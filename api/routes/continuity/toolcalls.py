@@ -8,6 +8,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import tool_call
+from api.pages import PagesDep
+from api.routes.continuity.sessions import SessionId
 from ctxnet.wire.base import dump
 from ctxnet.wire.continuity.sessions import (
     ReplayOut,
@@ -16,8 +19,6 @@ from ctxnet.wire.continuity.sessions import (
 )
 from ctxnet.wire.cursors import SEQUENCE, SequenceCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
-from api.routes.continuity.sessions import SessionId
 
 router = APIRouter()
 
@@ -39,7 +40,7 @@ async def record_tool_calls(
     call the log already holds at its position is a repeat (skipped; another tool there is a
     409), and positions must follow the log's order: a position past the log's end, or one
     that does not follow the call before it, is a 409 (`items.<i>.position`)."""
-    added = await services.tool_calls.append(principal, id, [item.to_domain() for item in body.items])
+    added = await services.tool_calls.append(principal, id, [tool_call(item) for item in body.items])
     status = 201 if added["appended"] else 200
     return JSONResponse(dump(ToolCallsOut.model_validate(added)), status_code=status)
 

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import entity_scope
 from ctxnet.wire.base import dump
 from ctxnet.wire.continuity.wakeup import BriefIn, BriefOut, CatchUpIn, CatchUpOut, OrientIn, OrientOut
 from ctxnet.wire.errors import BODY, answers
@@ -26,7 +27,7 @@ async def catch_up(
     answer = await services.catch_up.catch_up(
         principal,
         since=body.since,
-        entity_scope=body.entity_scope.to_domain() if body.entity_scope else None,
+        entity_scope=entity_scope(body.entity_scope) if body.entity_scope else None,
         limit_per_section=body.limit_per_section,
     )
     return JSONResponse(dump(CatchUpOut.model_validate(answer)))

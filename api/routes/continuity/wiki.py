@@ -8,12 +8,13 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import PrincipalDep, ServicesDep
+from api.dto.continuity import session_save
+from api.pages import PagesDep
+from api.routes.continuity.sessions import SessionId
 from ctxnet.wire.base import Id, dump
 from ctxnet.wire.continuity.wiki import SessionSaveIn, WikiPageListOut, WikiPageOut, WikiSavedOut
 from ctxnet.wire.cursors import TIMED, TimedCursor
 from ctxnet.wire.errors import BODY, answers
-from api.pages import PagesDep
-from api.routes.continuity.sessions import SessionId
 
 router = APIRouter()
 
@@ -34,7 +35,7 @@ async def save_session(
     typed insights (stored as insights, with the page as their provenance). An insight listed
     twice (the same type and content) is saved once, as saving it again later keeps it. The
     slug is stable across saves; the agent's newest saved page is its next catch-up cutoff."""
-    page, outcome = await services.wiki.save(principal, id, body.to_domain())
+    page, outcome = await services.wiki.save(principal, id, session_save(body))
     out = WikiSavedOut.model_validate({"page": page, "outcome": outcome})
     return JSONResponse(dump(out), status_code=201 if outcome == "created" else 200)
 

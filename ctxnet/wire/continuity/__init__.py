@@ -4,7 +4,7 @@
 saved sessions (``wiki``) and waking up (``wakeup``: catch_up, orient, brief).
 
 What they share lives here: :class:`ActorOut` (its module is part of its schema's name in the
-OpenAPI document, ``api__dto__continuity__ActorOut``, beside ``ctxnet.wire.core``'s)."""
+OpenAPI document, ``ctxnet__wire__continuity__ActorOut``, beside ``ctxnet.wire.core``'s)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ from pydantic import Field, field_validator
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel, non_blank
 from ctxnet.wire.continuity import ActorOut
-from graph.continuity.goals import NewGoal
 
 
 class GoalIn(CamelModel):
@@ -24,9 +23,6 @@ class GoalIn(CamelModel):
     @classmethod
     def _title(cls, value: str) -> str:
         return non_blank(value, "title")
-
-    def to_domain(self) -> NewGoal:
-        return NewGoal(title=self.title, id=self.id, parent_id=self.parent_id)
 
 
 class GoalCloseIn(CamelModel):

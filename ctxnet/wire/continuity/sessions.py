@@ -10,8 +10,9 @@ from pydantic import Field, field_validator
 from ctxnet.wire.base import NOT_BLANK, BoundedJson, CamelModel, DateTime, Id, OutModel, non_blank
 from ctxnet.wire.continuity.bridge import BridgeOut
 from ctxnet.wire.continuity.pending import PendingActionOut
-from graph.continuity.sessions import NewSession, SessionEnd
-from graph.continuity.toolcalls import ToolCall
+
+#: Most tool calls one append may carry.
+MAX_TOOL_CALLS = 500
 
 
 class SessionIn(CamelModel):
@@ -24,15 +25,6 @@ class SessionIn(CamelModel):
         default=None, max_length=20_000, description="The user's first message."
     )
     thread_id: Id | None = Field(default=None, description="A conversation thread of yours it belongs to.")
-
-    def to_domain(self) -> NewSession:
-        return NewSession(
-            id=self.id,
-            agent_id=self.agent_id,
-            topic=self.topic,
-            opening_message=self.opening_message,
-            thread_id=self.thread_id,
-        )
 
 
 class SessionEndIn(CamelModel):
@@ -61,16 +53,6 @@ class SessionEndIn(CamelModel):
     @classmethod
     def _summary(cls, value: str) -> str:
         return non_blank(value, "summary")
-
-    def to_domain(self) -> SessionEnd:
-        return SessionEnd(
-            summary=self.summary,
-            topics=tuple(self.topics),
-            key_decisions=tuple(self.key_decisions),
-            pending_actions=tuple(self.pending_actions),
-            message_count=self.message_count,
-            duration_minutes=self.duration_minutes,
-        )
 
 
 class SessionOut(OutModel):
@@ -136,19 +118,13 @@ class ToolCallIn(CamelModel):
         ),
     )
 
-    def to_domain(self) -> ToolCall:
-        return ToolCall(
-            tool=self.tool, arguments=self.arguments, result_summary=self.result_summary,
-            duration_ms=self.duration_ms, at=self.at, position=self.position,
-        )  # fmt: skip
-
 
 class ToolCallsIn(CamelModel):
     """Tool calls to append to a session's log, in the order they were made."""
 
     items: list[ToolCallIn] = Field(
         min_length=1,
-        max_length=500,
+        max_length=MAX_TOOL_CALLS,
         description="Every call with its `position`, or none with one.",
         # Not a call with a position beside one without (`not`, which readers that
         # generate bodies skip, where they would take an `anyOf` branch for the schema).

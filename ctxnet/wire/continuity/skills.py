@@ -8,7 +8,12 @@ from pydantic import Field
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, Id, OutModel
 from ctxnet.wire.continuity import ActorOut
-from graph.continuity.skills import MAX_BODY, MAX_NAME, MAX_TAG, MAX_TAGS, MAX_TRIGGER, NewSkill
+
+MAX_NAME = 200
+MAX_BODY = 50_000
+MAX_TRIGGER = 1_000
+MAX_TAGS = 20
+MAX_TAG = 64
 
 
 class SkillIn(CamelModel):
@@ -24,12 +29,6 @@ class SkillIn(CamelModel):
     tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG, json_schema_extra=NOT_BLANK)]] = Field(
         default_factory=list, max_length=MAX_TAGS
     )
-
-    def to_domain(self) -> NewSkill:
-        return NewSkill(
-            id=self.id, name=self.name, body_md=self.body_md, bundle=self.bundle, trigger=self.trigger,
-            tags=tuple(self.tags),
-        ).checked()  # fmt: skip
 
 
 class SkillOut(OutModel):

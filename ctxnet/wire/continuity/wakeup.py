@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, OutModel, non_blank
-from graph.continuity.catchup import MAX_PER_SECTION
-from graph.core.principals import Scope
+
+#: Most items a section of catch_up may list.
+MAX_PER_SECTION = 50
 
 
 class EntityScopeIn(CamelModel):
@@ -22,9 +23,6 @@ class EntityScopeIn(CamelModel):
     tags: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] = Field(
         default_factory=list, max_length=100
     )
-
-    def to_domain(self) -> Scope:
-        return Scope(ids=tuple(self.ids), tags=tuple(self.tags))
 
 
 class CatchUpIn(CamelModel):

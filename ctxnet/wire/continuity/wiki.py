@@ -8,8 +8,12 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, OutModel, non_blank
-from graph.continuity.wiki import MAX_INSIGHTS, MAX_ITEMS, SavedInsight, SessionSave
-from graph.conversations.models import InsightType
+from ctxnet.wire.vocabulary import InsightType
+
+#: How many typed insights a save carries: none, or three to five (the seed's shape).
+MIN_INSIGHTS, MAX_INSIGHTS = 3, 5
+#: Most items in each list of a page (decisions, learnings, open questions).
+MAX_ITEMS = 50
 
 Item = Annotated[str, StringConstraints(min_length=1, max_length=2_000), Field(json_schema_extra=NOT_BLANK)]
 
@@ -42,13 +46,6 @@ class SessionSaveIn(CamelModel):
     @classmethod
     def _summary(cls, value: str) -> str:
         return non_blank(value, "summary")
-
-    def to_domain(self) -> SessionSave:
-        return SessionSave(
-            summary=self.summary, decisions=tuple(self.decisions), learnings=tuple(self.learnings),
-            open_questions=tuple(self.open_questions),
-            insights=tuple(SavedInsight(i.type.value, i.content, i.confidence) for i in self.insights),
-        )  # fmt: skip
 
 
 class PageInsightOut(OutModel):

@@ -5,14 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 
 from ctxnet.wire.base import CamelModel, Id, OutModel
-from ctxnet.wire.knowledge.notes import NoteOut
+from ctxnet.wire.knowledge.notes import MAX_BATCH, NoteOut
 from ctxnet.wire.knowledge.proposals import ProposalRefOut
 from ctxnet.wire.knowledge.validity import ValidityIn
-from graph.knowledge.models import (
-    EdgeType,
-    KnowledgeSource,
-    NewEdge,
-)
+from ctxnet.wire.vocabulary import EdgeType, KnowledgeSource
 
 
 class EdgeIn(ValidityIn):
@@ -24,13 +20,6 @@ class EdgeIn(ValidityIn):
     source: KnowledgeSource = KnowledgeSource.INFERRED
     note: str | None = Field(default=None, max_length=2_000)
 
-    def to_domain(self, source_id: str) -> NewEdge:
-        """The domain's view of this edge."""
-        start, end = self.valid_millis()
-        return NewEdge(
-            source_id, self.type, self.target_id, self.confidence, self.source, self.note, start, end
-        )
-
 
 class EdgeBatchItemIn(EdgeIn):
     """An edge with both ends named."""
@@ -41,7 +30,7 @@ class EdgeBatchItemIn(EdgeIn):
 class EdgeBatchIn(CamelModel):
     """Up to 1,000 edges, created all or nothing."""
 
-    items: list[EdgeBatchItemIn] = Field(min_length=1, max_length=1_000)
+    items: list[EdgeBatchItemIn] = Field(min_length=1, max_length=MAX_BATCH)
 
 
 class EdgeOut(OutModel):

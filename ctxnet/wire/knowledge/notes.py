@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from ctxnet.wire.base import (
@@ -17,27 +17,30 @@ from ctxnet.wire.base import (
     Tag,
     Vector,
     absent_not_null,
-    data_text,
     non_blank,
     unique_tags,
     vector_size,
 )
 from ctxnet.wire.knowledge.proposals import ProposalOut, ProposalRefOut
 from ctxnet.wire.knowledge.validity import ValidFrom, ValidityIn, ValidUntil
-from graph.core.settings import get_settings
-from graph.knowledge.models import (
-    KnowledgeSource,
-    KnowledgeStatus,
-    KnowledgeType,
-    NewNote,
-    NotePatch,
-)
-from graph.knowledge.valid_time import millis
+from ctxnet.wire.limits import server_limits
+from ctxnet.wire.vocabulary import KnowledgeSource, KnowledgeStatus, KnowledgeType
+
+#: Most notes (or edges) one batch request may carry (one transaction each).
+MAX_BATCH = 1_000
+#: Most characters of a note's title, and of its content.
+MAX_TITLE, MAX_CONTENT = 300, 20_000
+#: Most tags of a note.
+MAX_NOTE_TAGS = 32
 
 
-def word_limit(content: str) -> str:
-    """``content``, if it holds no more words than an atomic note may (else a ValueError)."""
-    limit = get_settings().note_max_words
+def word_limit(content: str, info: ValidationInfo | None = None) -> str:
+    """``content``, if it holds no more words than an atomic note may on this server (else a
+    ValueError); unchecked where the server's limit is not known (:mod:`ctxnet.wire.limits`)."""
+    limits = server_limits(info.context if info is not None else None)
+    if limits is None:
+        return content
+    limit = limits.note_max_words
     words = len(content.split())
     if words > limit:
         raise ValueError(
@@ -58,12 +61,12 @@ class NoteIn(ValidityIn):
     """A note to create."""
 
     id: Id | None = Field(default=None, description="Your id for the note; generated if absent.")
-    title: str = Field(max_length=300, json_schema_extra=NOT_BLANK)
-    content: str = Field(max_length=20_000, json_schema_extra=NOT_BLANK)
+    title: str = Field(max_length=MAX_TITLE, json_schema_extra=NOT_BLANK)
+    content: str = Field(max_length=MAX_CONTENT, json_schema_extra=NOT_BLANK)
     type: KnowledgeType
     source: KnowledgeSource = KnowledgeSource.INFERRED
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_NOTE_TAGS)
     embedding: Vector | None = Field(
         default=None,
         description="A precomputed vector of the index dimension; skips the embedder.",
@@ -88,37 +91,19 @@ class NoteIn(ValidityIn):
 
     @field_validator("content")
     @classmethod
-    def _content(cls, value: str) -> str:
-        return word_limit(non_blank(value, "content"))
+    def _content(cls, value: str, info: ValidationInfo) -> str:
+        return word_limit(non_blank(value, "content"), info)
 
     @field_validator("tags")
     @classmethod
     def _tag_list(cls, value: list[str]) -> list[str]:
         return unique_tags(value) or []
 
-    def to_domain(self) -> NewNote:
-        """The domain's view of this note."""
-        return NewNote(
-            id=self.id,
-            title=self.title,
-            content=self.content,
-            type=self.type,
-            source=self.source,
-            confidence=self.confidence,
-            tags=tuple(self.tags),
-            embedding=self.embedding,
-            dedupe=self.dedupe,
-            source_ref=self.source_ref,
-            valid_from=self.valid_millis()[0],
-            valid_until=self.valid_millis()[1],
-            data=data_text(self.data),
-        )
-
 
 class NoteBatchIn(CamelModel):
     """Up to 1,000 notes, created all or nothing."""
 
-    items: list[NoteIn] = Field(min_length=1, max_length=1_000)
+    items: list[NoteIn] = Field(min_length=1, max_length=MAX_BATCH)
 
 
 class NotePatchIn(CamelModel):
@@ -127,12 +112,18 @@ class NotePatchIn(CamelModel):
     # Each may be left out, none be null: the document says so (no null, at least one field).
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
-    title: str | None = Field(default=None, max_length=300, json_schema_extra=absent_not_null(NOT_BLANK))
-    content: str | None = Field(default=None, max_length=20_000, json_schema_extra=absent_not_null(NOT_BLANK))
+    title: str | None = Field(
+        default=None, max_length=MAX_TITLE, json_schema_extra=absent_not_null(NOT_BLANK)
+    )
+    content: str | None = Field(
+        default=None, max_length=MAX_CONTENT, json_schema_extra=absent_not_null(NOT_BLANK)
+    )
     type: KnowledgeType | None = Field(default=None, json_schema_extra=absent_not_null())
     source: KnowledgeSource | None = Field(default=None, json_schema_extra=absent_not_null())
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, json_schema_extra=absent_not_null())
-    tags: list[Tag] | None = Field(default=None, max_length=32, json_schema_extra=absent_not_null())
+    tags: list[Tag] | None = Field(
+        default=None, max_length=MAX_NOTE_TAGS, json_schema_extra=absent_not_null()
+    )
     status: KnowledgeStatus | None = Field(
         default=None,
         description="active or archived; a note becomes superseded through a supersedes edge.",
@@ -156,8 +147,8 @@ class NotePatchIn(CamelModel):
 
     @field_validator("content")
     @classmethod
-    def _content(cls, value: str | None) -> str | None:
-        return None if value is None else word_limit(non_blank(value, "content"))
+    def _content(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else word_limit(non_blank(value, "content"), info)
 
     @field_validator("tags")
     @classmethod
@@ -175,24 +166,7 @@ class NotePatchIn(CamelModel):
             raise ValueError("validUntil must come after validFrom")
         return self
 
-    def to_domain(self) -> NotePatch:
-        """The domain's view of this change."""
-        return NotePatch(
-            title=self.title,
-            content=self.content,
-            type=self.type,
-            source=self.source,
-            confidence=self.confidence,
-            tags=tuple(self.tags) if self.tags is not None else None,
-            status=self.status,
-            source_ref=self.source_ref,
-            valid_from=millis(self.valid_from),
-            valid_until=millis(self.valid_until),
-            data=data_text(self.data),
-            cleared=self._cleared(),
-        )
-
-    def _cleared(self) -> frozenset[str]:
+    def cleared(self) -> frozenset[str]:
         """The valid time sent as null (open again; a note valid again keeps no reason it
         ended), and a payload sent as null (none)."""
         names = {to_camel(n) for n in _CLEARABLE & self.model_fields_set if getattr(self, n) is None}

@@ -9,17 +9,19 @@ from pydantic import Field
 from ctxnet.wire.base import CamelModel, DateTime, OutModel, Vector, vector_size
 from ctxnet.wire.knowledge.edges import EdgeOut, ReachedNoteOut
 from ctxnet.wire.knowledge.notes import NoteOut
-from graph.knowledge.models import (
+from ctxnet.wire.vocabulary import (
     Direction,
     EdgeType,
     KnowledgeSource,
     KnowledgeStatus,
     KnowledgeType,
-    SearchFilters,
     SearchMode,
-    SearchQuery,
 )
-from graph.knowledge.valid_time import millis
+
+#: Most characters of a search's query.
+MAX_QUERY = 4_000
+#: Most hits a search may ask for.
+MAX_TOP_K = 100
 
 
 class FiltersIn(CamelModel):
@@ -39,26 +41,12 @@ class FiltersIn(CamelModel):
         default=None, description="Valid time: notes that began (validFrom, else when recorded) before this."
     )
 
-    def to_domain(self) -> SearchFilters:
-        """The domain's view of these filters."""
-        return SearchFilters(
-            types=tuple(self.types) if self.types else None,
-            sources=tuple(self.sources) if self.sources else None,
-            min_confidence=self.min_confidence,
-            status=tuple(self.status) if self.status else None,
-            tags=tuple(self.tags) if self.tags else None,
-            created_after=self.created_after,
-            created_before=self.created_before,
-            begun_after=millis(self.begun_after),
-            begun_before=millis(self.begun_before),
-        )
-
 
 class SearchIn(CamelModel):
     """One search call."""
 
-    query: str = Field(min_length=1, max_length=4_000)
-    top_k: int = Field(default=5, ge=1, le=100)
+    query: str = Field(min_length=1, max_length=MAX_QUERY)
+    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K)
     mode: SearchMode = SearchMode.HYBRID
     expand_connections: bool = True
     max_depth: int = Field(default=1, ge=0, le=3)
@@ -113,28 +101,6 @@ class SearchIn(CamelModel):
         description="Discount each score by its note's age at asOf (else now), from when it began: "
         "score × (1 − recency · ln(1 + days)). 0.1 costs a day-old note 7 %, a month-old one 34 %.",
     )
-
-    def to_domain(self) -> SearchQuery:
-        """The domain's view of this search."""
-        return SearchQuery(
-            query=self.query,
-            top_k=self.top_k,
-            mode=self.mode,
-            expand_connections=self.expand_connections,
-            max_depth=self.max_depth,
-            edge_types=tuple(self.edge_types) if self.edge_types else None,
-            direction=self.direction,
-            filters=self.filters.to_domain() if self.filters else SearchFilters(),
-            include_superseded=self.include_superseded,
-            embedding=self.embedding,
-            collapse_by=self.collapse_by,
-            as_of=millis(self.as_of),
-            include_ended=self.include_ended,
-            as_known_at=millis(self.as_known_at),
-            read_dates=self.read_dates,
-            recency=self.recency,
-            max_expanded=self.max_expanded,
-        )
 
 
 class HitOut(OutModel):

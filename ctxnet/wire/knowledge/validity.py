@@ -9,7 +9,13 @@ from typing import Annotated
 from pydantic import Field, ValidationInfo, field_validator
 
 from ctxnet.wire.base import NOT_BLANK, CamelModel, DateTime, non_blank
-from graph.knowledge.valid_time import millis
+
+
+def millis(moment: datetime | None) -> int | None:
+    """A moment as stored (epoch milliseconds: a note's valid time is JSON in the journal as
+    it is in the graph, compared as numbers)."""
+    return None if moment is None else int(moment.timestamp() * 1000)
+
 
 ValidFrom = Annotated[
     DateTime | None,

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.dto.base import DATA_MAX_DEPTH, compact_json
+from ctxnet.wire.base import DATA_MAX_DEPTH, compact_json
 from tests.integration.conftest import MakeCaller
 from tests.integration.knowledge.test_data import VALUES, _nested
 

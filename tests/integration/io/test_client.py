@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from ctxnet.wire.knowledge.notes import NoteIn
 from ctxnet.client import AsyncClient, Client, Conflict, InvalidInput, NotFound, Proposed
+from ctxnet.wire.knowledge.notes import NoteIn
 from graph.core.principals import Role
 from tests.integration.conftest import MakeCaller, correct_and_propose
 from tests.support.servers import ApiProcess

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from api.dto.base import compact_json
 from ctxnet.client import AsyncClient, Conflict, Forbidden
 from ctxnet.io.whole import ExportFileError, export_all, restore
+from ctxnet.wire.base import compact_json
 from graph.core.db import Database
 from graph.core.principals import Role, Scope
 from graph.core.users import forget_user

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.dto.base import DATA_MAX_CHARS, DATA_MAX_DEPTH, compact_json
+from ctxnet.wire.base import DATA_MAX_CHARS, DATA_MAX_DEPTH, compact_json
 from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 

@@ -22,8 +22,8 @@ from graph.io.format import (
     encode,
     rewrite_owner,
 )
-from graph.knowledge.models import KnowledgeType
-from graph.project.models import ProjectKind
+from graph.knowledge.models import KnowledgeType, note_label
+from graph.project.models import ProjectKind, entry_label
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Labels that are not a user's memory: the write gate's node (its counters are the header's),
@@ -43,7 +43,7 @@ def test_every_label_and_type_the_code_writes_is_placed() -> None:
     labels = set(re.findall(r"\(\w*:([A-Z]\w+)", text)) | set(
         re.findall(r"(?:SET|REMOVE) \w+:([A-Z]\w+)", text)
     )
-    labels |= {t.label for t in KnowledgeType} | {k.label for k in ProjectKind}
+    labels |= {note_label(t) for t in KnowledgeType} | {entry_label(k) for k in ProjectKind}
     labels -= RELATIONSHIPS  # ``(:Mutation)-[:UNDOES]->`` read as ``(x:UNDOES`` by the pattern above
     unplaced = labels - set(KINDS) - SUBLABELS - set(LEFT_OUT) - NOT_MEMORY
     assert not unplaced, f"labels the export neither carries nor leaves out: {sorted(unplaced)}"

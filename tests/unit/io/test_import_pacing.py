@@ -13,6 +13,8 @@ import httpx
 
 from ctxnet.client import AsyncClient
 from ctxnet.io.importer import run_import
+from ctxnet.wire.core import LimitsOut
+from ctxnet.wire.limits import ServerLimits
 
 
 def notes_file(folder: Path, count: int) -> Path:
@@ -26,7 +28,7 @@ def notes_file(folder: Path, count: int) -> Path:
 
 
 class FakeApi:
-    """``/v1/me`` and the notes' batch create; ``timeout_over`` items time out, ``fail_after``
+    """``/v1/me``, ``/v1/limits`` and the notes' batch create; ``timeout_over`` items time out, ``fail_after``
     batches succeed before a 500."""
 
     def __init__(self, *, timeout_over: int = 10_000, fail_after: int = 10_000) -> None:
@@ -36,6 +38,8 @@ class FakeApi:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/me":
             return httpx.Response(200, json={"userId": "u1", "role": "human"})
+        if request.url.path == "/v1/limits":
+            return httpx.Response(200, json=LimitsOut.of(ServerLimits(300, 384)).model_dump(by_alias=True))
         items: list[dict[str, Any]] = json.loads(request.content)["items"]
         if len(items) > self.timeout_over:
             raise httpx.ReadTimeout("the server is busy embedding", request=request)
