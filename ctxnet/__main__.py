@@ -1,5 +1,5 @@
 """``python -m ctxnet`` is the ``ctxnet`` command."""
 
-from ctxnet.cli import app
+from ctxnet.launch import main
 
-app()
+main()
