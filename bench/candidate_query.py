@@ -4,22 +4,23 @@ cheaper ways of asking would change. ``python -m bench.candidate_query [--try LA
 One private Neo4j holding what ``bench.update_cost`` loads (four users of 2,000 notes and four
 of 20,000, the same templated notes, update pairs and LongMemEval turns, each set held by
 four users as that bench's two sides and two modes hold it: about 88,000 notes), then one
-batch of 1,000 new notes (``Notes.stream``) whose candidates are asked for a user of each
-size, straight through the driver, each variant in turn (the order rotating) for
-:data:`ROUNDS` rounds: the median ms a note, and the share of notes for which the variant
-found the same candidates (ids, in order) as the ask of before and as the exact scan.
+batch of 1,000 new notes (``Notes.stream``, ``--batch`` the first N) whose candidates are
+asked for a user of each size, straight through the driver, each variant in turn (the order
+rotating) for :data:`ROUNDS` rounds (``--rounds``): the median ms a note, and the share of
+notes for which the variant found the same candidates (ids, in order) as the service's ask
+and as the exact scan.
 Variants:
 
-* ``as for ten (before)``: ``twins_index`` at the update floor, 4 a note, the index asked for
-  as many candidates as the plan asks for ten (``dedupe.WIDE``), as the service asked before;
-* ``as for 4, then ten (the service)``: as ``dedupe.stored_candidates`` asks now, the index
-  asked as for the 4 the rule reads, then the rows whose answer is not complete as for ten;
-* ``as for 4 alone``: without the second ask;
+* ``as for ten (the service)``: ``twins_index`` at the update floor, 4 a note, the index
+  asked for as many candidates as the plan asks for ten, as ``dedupe.stored_candidates`` asks;
+* ``as for 4 alone``: the index asked for the 4 the rule reads;
 * ``twins floor (c5abbd3)``: the floor at the dedupe threshold, 1 a note (what the code of
   before the update rule asked);
 * ``exact``: ``twins_exact``, a scan of the user's notes (the truth the others are held to);
 * ``--try LABEL=FILE``: a Cypher file taking the same parameters (to try a query before it
-  goes into the catalog).
+  goes into the catalog); ``--two-step LABEL=FILE`` one asked as for 4 whose rows it says are
+  not ``complete`` are asked again as the service asks (the two-step ask of 3a96d22, whose
+  ``twins_index.cypher`` answered ``complete``, measured no faster: docs/benchmarks.md).
 
 Figures in docs/benchmarks.md ("The price of telling updates from siblings").
 """
@@ -68,12 +69,9 @@ class Variant:
     again: bool = False
 
 
-BEFORE = "as for ten (before)"
+BEFORE = "as for ten (the service)"
 VARIANTS = {
     BEFORE: Variant("queries/knowledge/twins_index", 10, MODEL.update_floor),
-    "as for 4, then ten (the service)": Variant(
-        "queries/knowledge/twins_index", CANDIDATES, MODEL.update_floor, again=True
-    ),
     "as for 4 alone": Variant("queries/knowledge/twins_index", CANDIDATES, MODEL.update_floor),
     "twins floor (c5abbd3)": Variant("queries/knowledge/twins_index", 10, MODEL.dedupe_threshold, limit=1),
     "exact": Variant("queries/knowledge/twins_exact", None, MODEL.update_floor),
@@ -143,9 +141,13 @@ def agreement(mine: dict[int, list[str]], other: dict[int, list[str]], limit: in
 
 
 async def measure(
-    settings: Settings, users: dict[int, str], rows: list[dict[str, Any]], variants: dict[str, Variant]
+    settings: Settings,
+    users: dict[int, str],
+    rows: list[dict[str, Any]],
+    variants: dict[str, Variant],
+    rounds: int = ROUNDS,
 ) -> dict[str, Any]:
-    """Each variant's figures for each user, the variants taking turns round by round."""
+    """Each variant's figures for each user, the variants taking turns ``rounds`` times."""
     db = Database.from_settings(settings)
     plan = VectorPlanConfig.from_settings(settings)
     out: dict[str, Any] = {}
@@ -161,7 +163,7 @@ async def measure(
             }
             await ask(db, user, VARIANTS[BEFORE], rows[:50], samples[BEFORE])  # warm
             names = list(variants)
-            for r in range(ROUNDS):
+            for r in range(rounds):
                 for name in names[r % len(names) :] + names[: r % len(names)]:
                     answers[name], took, again[name] = await answer(
                         db, user, variants[name], rows, samples, name
@@ -172,7 +174,7 @@ async def measure(
                 row[name] = {
                     "candidates": samples[name],
                     "ms_a_note": round(statistics.median(seconds[name]) / len(rows) * 1000, 3),
-                    "same_as_before": agreement(answers[name], answers[BEFORE], variant.limit, len(rows)),
+                    "same_as_service": agreement(answers[name], answers[BEFORE], variant.limit, len(rows)),
                     "same_as_exact": agreement(answers[name], answers["exact"], variant.limit, len(rows)),
                     "with_candidates": sum(1 for v in answers[name].values() if v),
                     "asked_again": again[name],
@@ -195,6 +197,8 @@ def main() -> None:
         metavar="LABEL=FILE",
         help="A file asked as for 4 whose rows not complete are asked again as the service asks.",
     )
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="Rounds of every variant.")
+    parser.add_argument("--batch", type=int, default=BATCH, help="New notes asked for at once.")
     args = parser.parse_args()
     variants = dict(VARIANTS)
     for spec in args.tries:
@@ -207,7 +211,7 @@ def main() -> None:
     embedder = LocalEmbedder(models_dir=Settings().resolved_models_dir, threads=2)
     held = {n: source.base(n, seed=1 if n == max(SIZES) else n) for n in SIZES}
     every = sorted({note for notes in held.values() for note in notes})
-    stream = source.stream(BATCH, seed=100)
+    stream = source.stream(BATCH, seed=100)[: args.batch]
     vectors = dict(zip(every, embedder.embed_sync([f"{t}\n{c}" for t, c in every]), strict=True))
     new = embedder.embed_sync([f"{t}\n{c}" for t, c in stream])
     rows = [{"index": i, "embedding": v} for i, v in enumerate(new)]
@@ -227,8 +231,8 @@ def main() -> None:
             settle(local)
         finally:
             api.stop()
-        figures = asyncio.run(measure(settings, {n: f"u{n}-0" for n in SIZES}, rows, variants))
-    path = save("candidate_query", {"rounds": ROUNDS, "batch": BATCH, "figures": figures})
+        figures = asyncio.run(measure(settings, {n: f"u{n}-0" for n in SIZES}, rows, variants, args.rounds))
+    path = save("candidate_query", {"rounds": args.rounds, "batch": args.batch, "figures": figures})
     print(json.dumps(figures, indent=1))
     print(f"on {machine()['cpu']} ({machine()['cores']} cores) -> {path}")
 

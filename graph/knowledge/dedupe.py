@@ -15,11 +15,7 @@ the same batch that are created. :func:`decide` reads each pair with
 
 Stored candidates are found through the tenant-safe vector plan
 (:class:`graph.core.vectors.VectorPlanConfig`): the shared index oversampled for a user with
-a large share, an exact scan of their own notes otherwise. The index is asked first for as
-many candidates as the plan needs for the 4 notes the rule reads, and again, as for ten, only
-for the notes whose answer that could still change (:func:`index_samples`): each note gets
-the candidates the wide ask alone gives it, and a small user's batch pays for the wide ask
-on a fifth of its notes (``bench/candidate_query.py``).
+a large share, an exact scan of their own notes otherwise.
 """
 
 from __future__ import annotations
@@ -27,11 +23,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
-from graph.core.db import Row
 from graph.core.gate import Gated
 from graph.core.principals import Scope
 from graph.core.vectors import VectorPlanConfig, cosine_from_score, score_from_cosine
@@ -40,9 +35,6 @@ from graph.knowledge.updates import Change
 
 #: How many stored notes a new note is compared with at most, the nearest first.
 CANDIDATES = 4
-#: How many notes the shared index is asked for as if wanted, when a note's nearest
-#: :data:`CANDIDATES` were not all found among fewer (:func:`index_samples`).
-WIDE = 10
 
 
 class Candidate(Protocol):
@@ -131,49 +123,19 @@ async def stored_candidates(
         "scope": Scope.of(scope),
         "limit": CANDIDATES,
     }
-    samples = None
+    sample = None
     if gated.notes > plan.exact_max_notes:
         [counts] = await gated.run("queries/knowledge/note_counts")
-        samples = index_samples(plan, gated.notes, int(counts["total"]))
-    if samples is None:
-        found = await gated.run_listed("queries/knowledge/twins_exact", **params)
+        # The nearest are wanted; asking as for ten keeps the index plan well oversampled.
+        sample = plan.index_candidates(10, gated.notes, int(counts["total"]))
+    if sample is not None:
+        found = await gated.run_listed("queries/knowledge/twins_index", candidates=sample, **params)
     else:
-        found = await _through_index(gated, samples, params)
+        found = await gated.run_listed("queries/knowledge/twins_exact", **params)
     near: dict[int, list[Twin]] = {}
     for row in found:
-        if row["matches"]:
-            near[row["index"]] = [Twin(m["id"], cosine_from_score(m["score"])) for m in row["matches"]]
+        near[row["index"]] = [Twin(m["id"], cosine_from_score(m["score"])) for m in row["matches"]]
     return near
-
-
-def index_samples(plan: VectorPlanConfig, mine: int, total: int) -> tuple[int, int] | None:
-    """How many candidates the shared index is asked for, first and for the rows whose first
-    answer is not complete, or ``None`` when the exact plan is the one to run.
-
-    The last is the plan's as for ten (:data:`WIDE`: it keeps the index well oversampled); the
-    first is sized for the :data:`CANDIDATES` the rule reads, which most notes' answers
-    complete (``bench/candidate_query.py``)."""
-    wide = plan.index_candidates(WIDE, mine, total)
-    if wide is None:
-        return None
-    return min(wide, plan.index_candidates(CANDIDATES, mine, total) or wide), wide
-
-
-async def _through_index(gated: Gated, samples: tuple[int, int], params: dict[str, Any]) -> list[Row]:
-    """Each row's candidates through the shared index: asked for ``samples[0]`` candidates,
-    then the rows whose answer more could still change for ``samples[1]`` (fewer than 4
-    found, or the 4th tied with the farthest candidate: ``twins_index.cypher``). A row's
-    answer is the one the wide ask alone gives it."""
-    first, wide = samples
-    found = await gated.run_listed("queries/knowledge/twins_index", candidates=first, **params)
-    if first == wide:
-        return found
-    again = {row["index"] for row in found if not row["complete"]}
-    if not again:
-        return found
-    rows = [row for row in params["rows"] if row["index"] in again]
-    more = await gated.run_listed("queries/knowledge/twins_index", candidates=wide, **params | {"rows": rows})
-    return [row for row in found if row["index"] not in again] + more
 
 
 def _batch_similarities(candidates: Sequence[Candidate]) -> np.ndarray:

@@ -14,8 +14,8 @@ from tests.integration.conftest import MakeCaller
 from tests.integration.knowledge.test_search_plans import DIM, clustered, load
 
 FLOOR = 0.8
-#: The index plan for a user of any size, with oversampling small enough that the nearest
-#: of a crowded area are not all among the first candidates asked for.
+#: The index plan for a user of any size, its minimum of candidates lowered so that the
+#: oversampling for the user's share is what finds her notes among the crowd's.
 INDEX = VectorPlanConfig(exact_max_notes=0, min_candidates=10, ann_max_candidates=20_000)
 EXACT = VectorPlanConfig(exact_max_notes=1_000_000)
 
