@@ -121,7 +121,7 @@ async def stored_candidates(
         "rows": rows,
         "minScore": score_from_cosine(floor) - 1e-9,
         "scope": Scope.of(scope),
-        "limit": CANDIDATES,
+        "limit": limit,
     }
     sample = None
     if gated.notes > plan.exact_max_notes:
