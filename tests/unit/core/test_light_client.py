@@ -60,6 +60,24 @@ def test_the_mcp_server_loads_nothing_of_the_service() -> None:
     assert not found, f"importing ctxnet.mcp_server loaded the service's modules: {found}"
 
 
+INTEGRATIONS = {
+    "langgraph": "ctxnet.integrations.langgraph",
+    "llamaindex": "ctxnet.integrations.llamaindex",
+    "openai-agents": "ctxnet.integrations.openai_agents",
+    "anthropic": "ctxnet.integrations.anthropic_memory",
+}
+
+
+@pytest.mark.parametrize("extra", sorted(INTEGRATIONS))
+def test_an_integration_loads_nothing_of_the_service(extra: str) -> None:
+    # The OpenAI Agents SDK imports the mcp SDK, which serves HTTP with uvicorn: the
+    # framework's own dependency, not the service.
+    loaded = _loaded(INTEGRATIONS[extra])
+    assert INTEGRATIONS[extra] in loaded
+    found = _server_modules(loaded, allowed=("uvicorn",))
+    assert not found, f"importing {INTEGRATIONS[extra]} loaded the service's modules: {found}"
+
+
 def _closure(distribution: str, extras: frozenset[str] = frozenset()) -> set[str]:
     """The distributions ``distribution`` (with ``extras``) requires, recursively, as installed
     here: markers evaluated for this interpreter, a requirement's extras only where named."""
@@ -87,6 +105,14 @@ def test_the_base_install_pulls_no_server_dependency() -> None:
     assert not base & SERVER_DISTRIBUTIONS, f"the base install pulls {sorted(base & SERVER_DISTRIBUTIONS)}"
     # The walk does see them where they are: the server extra.
     assert _closure("context-network", frozenset({"server"})) >= SERVER_DISTRIBUTIONS
+
+
+def test_the_integrations_extras_pull_no_server_dependency() -> None:
+    pulled = _closure("context-network", frozenset(INTEGRATIONS))
+    assert {"langgraph", "llama-index-core", "openai-agents", "anthropic"} <= pulled
+    assert not pulled & SERVER_DISTRIBUTIONS, (
+        f"the integrations' extras pull {sorted(pulled & SERVER_DISTRIBUTIONS)}"
+    )
 
 
 def test_without_a_provider_the_word_limit_is_the_servers_to_check(monkeypatch: pytest.MonkeyPatch) -> None:
