@@ -43,6 +43,7 @@ from anthropic.types.beta import (
 )
 
 from ctxnet.client import Call, Client, error_of
+from ctxnet.wire.core import LimitsOut
 
 ROOT = "/memories"
 ROOT_TAG = "memories"
@@ -50,12 +51,9 @@ ROOT_TAG = "memories"
 MAX_DATA_BYTES = 65_536
 #: Directories a path may be under: the service keeps 32 tags a note.
 MAX_DEPTH = 30
-#: Words of a note's content until the service says otherwise. TODO(GET /v1/limits): read it there.
-DEFAULT_WORD_LIMIT = 300
 MAX_LINES = 999_999
 WIDTH = len(str(MAX_LINES))
 EMPTY = "(empty file)"
-_WORD_LIMIT = re.compile(r"holds at most (\d+)")
 
 
 def file_tag(path: str) -> str:
@@ -72,11 +70,12 @@ def _digest(path: str) -> str:
     return hashlib.sha256(path.encode()).hexdigest()[:40]
 
 
-def excerpt(text: str, limit: int) -> str:
-    """What a file's note says of it: its first ``limit`` words (``(empty file)`` for none)."""
+def excerpt(text: str, limits: LimitsOut) -> str:
+    """What a file's note says of it: its first words within the server's ``limits`` (words,
+    then characters; ``(empty file)`` for none)."""
     words = text.split()
-    clipped = " ".join(words[:limit]) if len(words) > limit else text.strip()
-    return clipped[:20_000].strip() or EMPTY
+    clipped = " ".join(words[: limits.max_note_words]) if len(words) > limits.max_note_words else text.strip()
+    return clipped[: limits.max_content_chars].strip() or EMPTY
 
 
 def size(n: int) -> str:
@@ -101,9 +100,18 @@ class ContextNetworkMemoryTool(BetaAbstractMemoryTool):
     ) -> None:
         super().__init__()
         self.client = Client(url, api_key, session_id=session_id, timeout=timeout)
-        self.word_limit = DEFAULT_WORD_LIMIT
+        self._limits: LimitsOut | None = None
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+
+    @property
+    def limits(self) -> LimitsOut:
+        """The server's limits (``GET /v1/limits``), read once, when a file's excerpt is first needed."""
+        if self._limits is None:
+            with self._guard:
+                if self._limits is None:
+                    self._limits = self.client.limits()
+        return self._limits
 
     def close(self) -> None:
         """Close the client's connections."""
@@ -116,7 +124,7 @@ class ContextNetworkMemoryTool(BetaAbstractMemoryTool):
         note = self._file(path)
         if note is None:
             return self._view_directory(command.path, path)
-        lines = _text(note, self.word_limit).split("\n")
+        lines = _text(note, self.limits).split("\n")
         if len(lines) > MAX_LINES:
             raise ToolError(f"File {command.path} exceeds maximum line limit of 999,999 lines.")
         start = 1
@@ -233,7 +241,7 @@ class ContextNetworkMemoryTool(BetaAbstractMemoryTool):
         data = {"path": path, "text": text}
         if len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()) > MAX_DATA_BYTES:
             raise ToolError(f"File {path} is too large: a memory file here holds at most 64 KiB.")
-        return {"content": excerpt(text, self.word_limit), "data": data}
+        return {"content": excerpt(text, self.limits), "data": data}
 
     def _file(self, path: str) -> dict[str, Any] | None:
         """The note of the file at ``path``, if there is one."""
@@ -256,7 +264,7 @@ class ContextNetworkMemoryTool(BetaAbstractMemoryTool):
             if self._under(path):
                 raise ToolError(f"The path {shown} is not a file.")
             raise ToolError(f"The path {shown} does not exist. Please provide a valid path.")
-        return note, _text(note, self.word_limit)
+        return note, _text(note, self.limits)
 
     def _write(self, note: dict[str, Any], path: str, text: str, shown: str) -> None:
         self._send(
@@ -265,31 +273,19 @@ class ContextNetworkMemoryTool(BetaAbstractMemoryTool):
 
     def _send(self, call: Call, shown: str) -> httpx.Response:
         """Send a write; a proposal (202) or a refusal is an error the model reads."""
-        for _ in range(3):
-            answer = self.client.send(call)
-            if answer.status_code == 202:
-                proposal = answer.json().get("proposal") or {}
-                raise ToolError(
-                    f"The change to {shown} was not applied: a person corrected this memory, so your change "
-                    f"waits as proposal {proposal.get('id')} for them to approve or reject. View the file "
-                    "again to read what it says now."
-                )
-            if answer.status_code < 300 or answer.status_code in (404, 409) and call.method == "POST":
-                return answer
-            if answer.status_code == 404:
-                raise ToolError(f"The path {shown} does not exist")
-            found = _WORD_LIMIT.search(answer.text) if answer.status_code == 422 else None
-            if found is None or not isinstance(call.json, dict) or "content" not in call.json:
-                raise ToolError(
-                    f"The memory service refused the change to {shown}: {error_of(answer).message}"
-                )
-            self.word_limit = int(found.group(1))  # the server's limit: clip to it and send again
-            call = Call(
-                call.method,
-                call.path,
-                call.json | {"content": excerpt(call.json["content"], self.word_limit)},
+        answer = self.client.send(call)
+        if answer.status_code == 202:
+            proposal = answer.json().get("proposal") or {}
+            raise ToolError(
+                f"The change to {shown} was not applied: a person corrected this memory, so your change "
+                f"waits as proposal {proposal.get('id')} for them to approve or reject. View the file "
+                "again to read what it says now."
             )
-        raise ToolError(f"The memory service refused the change to {shown}")
+        if answer.status_code < 300 or answer.status_code in (404, 409) and call.method == "POST":
+            return answer
+        if answer.status_code == 404:
+            raise ToolError(f"The path {shown} does not exist")
+        raise ToolError(f"The memory service refused the change to {shown}: {error_of(answer).message}")
 
     def _view_directory(self, shown: str, path: str) -> str:
         notes = self._under(path)
@@ -352,7 +348,7 @@ def _path(note: dict[str, Any]) -> str | None:
     return str(data["path"]) if ok else None  # type: ignore[index]
 
 
-def _text(note: dict[str, Any], limit: int) -> str:
+def _text(note: dict[str, Any], limits: LimitsOut) -> str:
     """A file's text: as written, unless a person rewrote its note's content (then theirs)."""
     text = str(note["data"]["text"])
-    return text if excerpt(text, limit) == note.get("content") else str(note.get("content", ""))
+    return text if excerpt(text, limits) == note.get("content") else str(note.get("content", ""))

@@ -45,6 +45,7 @@ from langgraph.store.base import (
 from langgraph.store.memory import _compare_values, _does_match
 
 from ctxnet.client import ApiError, AsyncClient, Call, Client, error_of
+from ctxnet.wire.core import LimitsOut
 
 T = TypeVar("T")
 #: One operation as requests: each ``Call`` yielded is answered by its response.
@@ -57,12 +58,7 @@ MAX_LABELS = 30
 SEARCH_TOP_K = 100
 #: Notes a listing page asks for (the service's most).
 PAGE = 500
-#: Words of a note's content until the service says otherwise. TODO(GET /v1/limits): read the
-#: server's ``noteMaxWords`` there once it answers; meanwhile a 422 naming the limit corrects it.
-DEFAULT_WORD_LIMIT = 300
-MAX_CONTENT_CHARS = 20_000
 _PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
-_WORD_LIMIT = re.compile(r"holds at most (\d+)")
 _SESSION = re.compile(r"^[A-Za-z0-9._:@-]{1,100}$")
 
 
@@ -90,11 +86,11 @@ def index_text(value: Mapping[str, Any], fields: list[str]) -> str:
     return "\n".join(text for path in fields for text in get_text_at_path(dict(value), path) if text.strip())
 
 
-def clip_words(text: str, limit: int) -> str:
-    """``text`` stripped, at most ``limit`` words (and the service's characters)."""
+def clip_words(text: str, limits: LimitsOut) -> str:
+    """``text`` stripped, within the server's ``limits``: its words, then its characters."""
     words = text.split()
-    clipped = " ".join(words[:limit]) if len(words) > limit else text.strip()
-    return clipped[:MAX_CONTENT_CHARS].strip()
+    clipped = " ".join(words[: limits.max_note_words]) if len(words) > limits.max_note_words else text.strip()
+    return clipped[: limits.max_content_chars].strip()
 
 
 class ItemProposed(ApiError):
@@ -142,7 +138,8 @@ class ContextNetworkStore(BaseStore):
         self._url, self._key, self._timeout = url, api_key, timeout
         self.fields: list[str] = list((index or {}).get("fields") or ["$"])
         self.session_id, self.mode, self.on_proposal = session_id, mode, on_proposal
-        self.word_limit = DEFAULT_WORD_LIMIT
+        #: The server's limits (``GET /v1/limits``), read on the first put of a value.
+        self.limits: LimitsOut | None = None
         self._client: Client | None = None
         self._aclient: AsyncClient | None = None
         self._sessions: dict[str, str | None] = {}
@@ -252,8 +249,10 @@ class ContextNetworkStore(BaseStore):
             elif answer.status_code not in (204, 404):
                 raise error_of(answer)
             return None
+        if self.limits is None:
+            self.limits = LimitsOut.model_validate(_ok((yield Call("GET", "/v1/limits"))))
         for _ in range(4):
-            patch = self._fields(op)
+            patch = self._fields(op, self.limits)
             answer = yield Call("PATCH", path, patch)
             if answer.status_code == 404:
                 answer = yield Call("POST", "/v1/knowledge", self._new_note(op, patch))
@@ -264,15 +263,14 @@ class ContextNetworkStore(BaseStore):
                 return None
             if answer.status_code < 300:
                 return None
-            if not self._learned_word_limit(answer):
-                raise error_of(answer)
+            raise error_of(answer)
         raise error_of(answer)
 
-    def _fields(self, op: PutOp) -> dict[str, Any]:
+    def _fields(self, op: PutOp, limits: LimitsOut) -> dict[str, Any]:
         """What a put writes over an existing note: its content and its data."""
         value = dict(op.value or {})
         fields = [] if op.index is False else (self.fields if op.index is None else list(op.index))
-        text = clip_words(index_text(value, fields), self.word_limit)
+        text = clip_words(index_text(value, fields), limits)
         data: dict[str, Any] = {"namespace": list(op.namespace), "key": op.key, "value": value}
         if not text:  # nothing to rank it by: LangGraph's unindexed item
             data["index"] = False
@@ -284,17 +282,6 @@ class ContextNetworkStore(BaseStore):
         return {"id": note_id(op.namespace, op.key), "title": title, "type": "fact", "tags": tags} | {
             "dedupe": False, **fields
         }  # fmt: skip
-
-    def _learned_word_limit(self, answer: httpx.Response) -> bool:
-        """A 422 on ``content`` naming the server's word limit: keep it and write again."""
-        if answer.status_code != 422:
-            return False
-        error = error_of(answer)
-        found = _WORD_LIMIT.search(error.message)
-        if error.field is None or "content" not in error.field or found is None:
-            return False
-        self.word_limit = int(found.group(1))
-        return True
 
     def _search(self, op: SearchOp) -> Step[list[SearchItem]]:
         want = op.offset + op.limit

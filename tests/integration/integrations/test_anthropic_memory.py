@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,22 @@ from graph.core.principals import Role
 from tests.integration.conftest import Caller, MakeCaller
 from tests.integration.desk.test_desk_http import desk_of
 from tests.support.doc_examples import example
-from tests.support.servers import ApiProcess
+from tests.support.servers import ApiProcess, running_api
 
 MakeTool = Callable[..., ContextNetworkMemoryTool]
 #: docs/integrations.md's example, run by :func:`test_the_documented_example_runs`.
 CLAUDE_EXAMPLE = example("integrations.md", "## Claude's memory tool")
+#: The word limit of the API :func:`strict_api` starts (the default is 300).
+WORDS = 40
+
+
+@pytest.fixture(scope="module")
+def strict_api(neo4j_server: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiProcess]:
+    """An API whose notes hold at most :data:`WORDS` words."""
+    log = tmp_path_factory.mktemp("strict-api") / "api.log"
+    env = {"CTXNET_API_KEY_CACHE_SECONDS": "0", "CTXNET_NOTE_MAX_WORDS": str(WORDS)}
+    with running_api(log, env) as process:
+        yield process
 
 
 @pytest_asyncio.fixture
@@ -167,10 +179,36 @@ async def test_bounds_and_another_user(make_caller: MakeCaller, make_tool: MakeT
     long = " ".join(f"word{i}" for i in range(2_000))  # far past the word limit: kept whole, excerpted
     assert answer(alice, create("/memories/long.txt", long)).startswith("File created")
     assert files(alice) == {"/memories/long.txt": long}
+    limits = alice.client.limits()  # the server's own word limit clips the excerpt
+    assert alice.limits == limits
+    [note] = alice.client.iter_json("/v1/knowledge", tag="memories")
+    assert note["content"] == " ".join(long.split()[: limits.max_note_words])
     assert answer(mallory, {"command": "view", "path": "/memories/long.txt"}).startswith("error: The path")
     assert files(mallory) == {}
     assert answer(mallory, create("/memories/long.txt", "mine")).startswith("File created")  # another note
     assert files(alice) == {"/memories/long.txt": long}
+
+
+async def test_the_excerpt_follows_the_servers_word_limit(
+    make_caller: MakeCaller, strict_api: ApiProcess
+) -> None:
+    caller = await make_caller()
+    long = " ".join(f"word{i}" for i in range(WORDS * 3))
+    edit = {"command": "str_replace", "path": "/memories/long.txt", "old_str": "word0 ", "new_str": ""}
+    with (
+        closing(ContextNetworkMemoryTool(url=strict_api.base_url, api_key=caller.key)) as writer,
+        closing(ContextNetworkMemoryTool(url=strict_api.base_url, api_key=caller.key)) as reader,
+    ):
+        assert answer(writer, create("/memories/long.txt", long)).startswith("File created")
+        [note] = writer.client.iter_json("/v1/knowledge", tag="memories")
+        assert note["content"] == " ".join(long.split()[:WORDS])
+        # a tool that never wrote reads the excerpt as the file's own, not as a person's rewrite
+        assert answer(reader, {"command": "view", "path": "/memories/long.txt"}).endswith(f"1\t{long}")
+        assert answer(reader, edit).startswith("The memory file has been edited")
+        assert files(writer) == {"/memories/long.txt": long.removeprefix("word0 ")}
+        [note] = writer.client.iter_json("/v1/knowledge", tag="memories")
+        assert note["content"] == " ".join(long.split()[1 : WORDS + 1])
+        assert writer.limits.max_note_words == reader.limits.max_note_words == WORDS
 
 
 async def test_callers_of_one_user_at_once(make_caller: MakeCaller, make_tool: MakeTool) -> None:
