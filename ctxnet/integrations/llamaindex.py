@@ -38,27 +38,24 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import re
 import threading
 import uuid
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock
-from pydantic import RootModel
 
 from ctxnet.client import Call, Client, NotFound
+from ctxnet.integrations._threads import answer, appends, thread_for
 
 #: What a thread id of a ``Memory`` session starts with.
 THREAD_PREFIX = "llamaindex:"
 #: The service's bounds: a message's characters, a brief's task, messages and bytes per append.
-MAX_CONTENT, MAX_TASK, MAX_APPEND, MAX_APPEND_BYTES = 100_000, 2_000, 1_000, 1_000_000
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
+MAX_CONTENT, MAX_TASK = 100_000, 2_000
 _ROLES = {
     MessageRole.USER: "user",
     MessageRole.ASSISTANT: "assistant",
@@ -73,15 +70,6 @@ _ROLES = {
 
 class MessageTooLarge(ValueError):
     """A message longer than the service keeps (100,000 characters): nothing was written."""
-
-
-class _Json(RootModel[Any]):
-    """Any JSON answer, as it came."""
-
-
-def answer(client: Client, call: Call) -> Any:
-    """The JSON answer of ``call``; an error raises, and so does a 202 (:class:`~ctxnet.client.Proposed`)."""
-    return client.request(call, _Json).root
 
 
 def offline_tokenizer() -> Callable[[str], list[Any]]:
@@ -99,15 +87,6 @@ def offline_tokenizer() -> Callable[[str], list[Any]]:
         return str.split
     encode: Callable[[str], list[Any]] = encoding.encode
     return encode
-
-
-def thread_for(prefix: str, key: str) -> str:
-    """The thread id for a framework's session ``key``: ``prefix`` and the key when that is an
-    id the service accepts, else ``prefix`` and a digest of the key."""
-    candidate = f"{prefix}{key}"
-    if _ID.fullmatch(candidate):
-        return candidate
-    return f"{prefix}sha256-{hashlib.sha256(key.encode()).hexdigest()[:48]}"
 
 
 def readable(message: ChatMessage) -> str:
@@ -130,22 +109,6 @@ def latest_text(messages: Sequence[ChatMessage], count: int) -> str:
     chosen = [m for m in messages if m.role not in (MessageRole.SYSTEM, MessageRole.DEVELOPER)][-count:]
     text = "\n".join(m.content for m in chosen if m.content).strip()
     return text[-MAX_TASK:].strip()
-
-
-def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    """``rows`` in order, in appends of at most :data:`MAX_APPEND` messages and about
-    :data:`MAX_APPEND_BYTES` (well under the service's default body limit)."""
-    batch: list[dict[str, Any]] = []
-    size = 0
-    for row in rows:
-        weight = len(row["content"].encode()) + 200
-        if batch and (len(batch) == MAX_APPEND or size + weight > MAX_APPEND_BYTES):
-            yield batch
-            batch, size = [], 0
-        batch.append(row)
-        size += weight
-    if batch:
-        yield batch
 
 
 class ContextNetworkMemoryBlock(BaseMemoryBlock[str]):
@@ -259,7 +222,7 @@ class ContextNetworkMemoryBlock(BaseMemoryBlock[str]):
         """Append ``rows`` (each with its id: sent again on a 503 without being stored twice),
         creating the thread the first time it is missing."""
         path = f"/v1/threads/{quote(thread_id, safe='')}/messages"
-        for batch in _batches(rows):
+        for batch in appends(rows, lambda row: len(row["content"].encode()) + 200):
             call = Call("POST", path, {"messages": batch}, idempotent=True)
             try:
                 answer(self.client, call)

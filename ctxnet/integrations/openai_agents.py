@@ -41,21 +41,19 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-import re
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, cast
 from urllib.parse import quote
 
 from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
 from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
-from pydantic import RootModel
 
 from ctxnet.client import Call, Client, Conflict, NotFound
+from ctxnet.integrations._threads import answer, appends, digest, thread_for
 
 #: What a session's thread id starts with.
 THREAD_PREFIX = "openai-agents:"
@@ -64,32 +62,14 @@ MAX_DATA_CHARS, MAX_DATA_DEPTH = 65_536, 32
 #: The service's bounds of a message's content, and of a rendering's.
 MAX_CONTENT, MAX_RENDERING = 100_000, 2_000
 #: Messages and (about) bytes per append.
-MAX_APPEND, MAX_APPEND_BYTES = 1_000, 1_000_000
 #: The key of a control message's ``data`` (a retraction or a clear).
 CONTROL = "ctxnetSession"
 _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
 _PAGE = 1_000
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 
 
 class ItemTooLarge(ValueError):
     """An item past the service's bounds of ``data``: nothing of that call was written."""
-
-
-class _Json(RootModel[Any]):
-    """Any JSON answer, as it came."""
-
-
-def answer(client: Client, call: Call) -> Any:
-    """The JSON answer of ``call``; an error raises, and so does a 202 (:class:`~ctxnet.client.Proposed`)."""
-    return client.request(call, _Json).root
-
-
-def thread_for(prefix: str, key: str) -> str:
-    """The thread id for a session ``key``: ``prefix`` and the key when that is an id the
-    service accepts, else ``prefix`` and a digest of the key."""
-    candidate = f"{prefix}{key}"
-    return candidate if _ID.fullmatch(candidate) else f"{prefix}sha256-{_digest(key)}"
 
 
 def compact(item: Any) -> str:
@@ -174,21 +154,6 @@ def fold(messages: list[dict[str, Any]], want: int | None) -> tuple[list[tuple[s
             if want is not None and len(live) >= want:
                 return live[::-1], True
     return live[::-1], False
-
-
-def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    """``rows`` in order, at most :data:`MAX_APPEND` and about :data:`MAX_APPEND_BYTES` a batch."""
-    batch: list[dict[str, Any]] = []
-    size = 0
-    for row in rows:
-        weight = len(row["content"].encode()) + len(compact(row["data"]).encode()) + 200
-        if batch and (len(batch) == MAX_APPEND or size + weight > MAX_APPEND_BYTES):
-            yield batch
-            batch, size = [], 0
-        batch.append(row)
-        size += weight
-    if batch:
-        yield batch
 
 
 class ContextNetworkSession:
@@ -282,7 +247,9 @@ class ContextNetworkSession:
         """Append ``rows`` (sent again on a 503 without being stored twice: each has its id),
         creating the thread the first time it is missing; the messages as stored."""
         stored: list[dict[str, Any]] = []
-        for batch in _batches(rows):
+        for batch in appends(
+            rows, lambda row: len(row["content"].encode()) + len(compact(row["data"]).encode()) + 200
+        ):
             call = Call("POST", f"{self._path()}/messages", {"messages": batch}, idempotent=True)
             try:
                 page = answer(self._client, call)
@@ -330,7 +297,7 @@ class ContextNetworkSession:
                 message_id, item = live[-1]
                 nonce = uuid.uuid4().hex
                 _, content = render(item)
-                marker_id = f"pop-{message_id}" if len(message_id) <= 120 else f"pop-{_digest(message_id)}"
+                marker_id = f"pop-{message_id}" if len(message_id) <= 120 else f"pop-{digest(message_id)}"
                 shown = f"[retracted by the agent] {content}"[:MAX_RENDERING]
                 data = {CONTROL: "retract", "messageId": message_id, "by": nonce}
                 marker = {"id": marker_id, "role": "system", "content": shown, "data": data}
@@ -351,7 +318,3 @@ class ContextNetworkSession:
             self._append(
                 [{"id": uuid.uuid4().hex, "role": "system", "content": text, "data": {CONTROL: "clear"}}]
             )
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:48]
